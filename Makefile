@@ -1,0 +1,56 @@
+# Adaptive memory deduplication for Linux (KSM extension) - top-level targets.
+# `make test` is the project's test command; see README.md.
+
+H := harness
+PY := /usr/bin/python3
+
+.PHONY: all deps prepare kernel kernel-release guest test test-only variants \
+	export-patches checkpatch selftest clean distclean help
+
+all: test
+
+help:
+	@echo "make test            install deps, build the debug kernel and guest, run tests/manifest"
+	@echo "make test-only ONLY=regex   run a subset against what is already built"
+	@echo "make kernel          build the debug kernel (build/obj-debug)"
+	@echo "make kernel-release  build the release kernel (build/obj-release)"
+	@echo "make variants        build with CONFIG_KSM_ADAPTIVE=n and with CONFIG_NUMA=n"
+	@echo "make export-patches  export build/linux commits since 'base' to kernel/patches"
+	@echo "make checkpatch      checkpatch.pl over kernel/patches and kernel/tree"
+
+deps:
+	@bash $(H)/deps.sh
+
+prepare: deps
+	@bash $(H)/prepare-tree.sh
+
+kernel: prepare
+	@bash $(H)/build-kernel.sh debug
+
+kernel-release: prepare
+	@bash $(H)/build-kernel.sh release
+
+guest: prepare
+	@bash $(H)/build-guest.sh
+
+test: kernel guest
+	@$(PY) $(H)/test.py
+
+test-only:
+	@$(PY) $(H)/test.py $(if $(ONLY),--only '$(ONLY)')
+
+variants: prepare
+	@bash $(H)/build-kernel.sh noengine
+	@bash $(H)/build-kernel.sh nonuma
+
+export-patches:
+	@bash $(H)/export-patches.sh
+
+checkpatch: prepare
+	@bash $(H)/checkpatch.sh
+
+clean:
+	rm -rf build/obj-* build/guest build/rootfs build/initramfs.cpio.gz build/test
+
+distclean:
+	rm -rf build

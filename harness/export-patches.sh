@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Export the build tree's commits since `base` to kernel/patches/, the only
+# way upstream-file edits reach the project. Our own files (linked from
+# kernel/tree/) are never part of the series.
+source "$(dirname "$0")/lib.sh"
+
+PATCHES=$TOP/kernel/patches
+[ -d "$SRC/.git" ] || die "no build tree at $SRC: run 'make prepare' first"
+if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
+	git -C "$SRC" status --short --untracked-files=no >&2
+	die "$SRC has uncommitted edits: commit them there first"
+fi
+linked=$(git -C "$SRC" diff --name-only base..HEAD | while read -r f; do
+	if [ -e "$TOP/kernel/tree/$f" ]; then echo "$f"; fi; done)
+[ -z "$linked" ] || die "commits since base touch files of kernel/tree/: $linked"
+
+tmp=$(mktemp -d)
+git -C "$SRC" format-patch -q --no-numbered --zero-commit --no-signature \
+	-o "$tmp" base..HEAD
+rm -f "$PATCHES"/*.patch
+mkdir -p "$PATCHES"
+cp "$tmp"/*.patch "$PATCHES"/ 2>/dev/null || true
+rm -rf "$tmp"
+n=$(find "$PATCHES" -maxdepth 1 -name '*.patch' | wc -l)
+series=$( (cd "$PATCHES" && find . -maxdepth 1 -name '*.patch' | LC_ALL=C sort |
+	xargs -r sha256sum) | sha256sum | cut -d' ' -f1)
+echo "$series $(git -C "$SRC" rev-parse HEAD)" >"$SRC/.git/ksm-series"
+log "exported $n patch(es) to kernel/patches/"

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Adaptive deduplication engine for KSM: helpers shared by its policies.
+ *
+ * The engine extends mm/ksm.c with policies (scanners, page hashes, placement
+ * of the merged copy, THP handling) selected at run time through knobs under
+ * /sys/kernel/mm/ksm/. Each such knob selects one mode among a few names;
+ * this file parses and shows them in one way for all.
+ */
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "ksm_adaptive.h"
+
+/**
+ * ksm_choice_parse() - parse a write to a mode knob
+ * @choice:	the knob's modes
+ * @buf:	the written text: one mode name, optionally newline-terminated
+ *
+ * Return: the mode's index, or -EINVAL when @buf names no mode.
+ */
+int ksm_choice_parse(const struct ksm_choice *choice, const char *buf)
+{
+	unsigned int i;
+
+	for (i = 0; i < choice->nr; i++)
+		if (sysfs_streq(buf, choice->names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/**
+ * ksm_choice_show() - show a mode knob, the current mode in brackets
+ * @choice:	the knob's modes
+ * @cur:	index of the current mode
+ * @buf:	a sysfs page buffer
+ *
+ * Return: the number of bytes written to @buf.
+ */
+ssize_t ksm_choice_show(const struct ksm_choice *choice, unsigned int cur,
+			char *buf)
+{
+	ssize_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < choice->nr; i++)
+		len += sysfs_emit_at(buf, len, i == cur ? "%s[%s]" : "%s%s",
+				     i ? " " : "", choice->names[i]);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+#include "tests/ksm_adaptive-kunit.h"

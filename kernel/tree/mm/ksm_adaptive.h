@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Adaptive deduplication engine for KSM: interfaces shared by the core in
+ * mm/ksm.c and the engine's policy files.
+ */
+#ifndef __MM_KSM_ADAPTIVE_H
+#define __MM_KSM_ADAPTIVE_H
+
+#include <linux/types.h>
+
+/**
+ * struct ksm_choice - a sysfs knob that selects one of a few named modes
+ * @names:	the mode names, indexed by mode number
+ * @nr:		number of entries in @names
+ *
+ * Shown as "stock [uksm]" (the current mode in brackets), as the THP knobs
+ * are; written as one name, with an optional trailing newline.
+ */
+struct ksm_choice {
+	const char * const *names;
+	unsigned int nr;
+};
+
+int ksm_choice_parse(const struct ksm_choice *choice, const char *buf);
+ssize_t ksm_choice_show(const struct ksm_choice *choice, unsigned int cur,
+			char *buf);
+
+#endif /* __MM_KSM_ADAPTIVE_H */
