@@ -9,7 +9,8 @@ kernel report, a new taint flag or lockdep turning itself off fails the boot
 ``N passed, N failed``; the exit status is non-zero on any failure.
 
 Manifest lines (a line starting with ``#`` is a comment):
-    guest NAME [nodes=N] [timeout=S] [pass=N] [allow-skip="reason"] -- COMMAND
+    guest NAME [nodes=N] [timeout=S] [pass=N] [allow-skip="reason"]
+          [tries=N flaky="reason"] -- COMMAND
     kunit SUITE
     host  NAME [timeout=S] -- COMMAND          (run on the host, in the project)
 """
@@ -28,7 +29,8 @@ import vm  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KINDS = ("guest", "kunit", "host")
-OPTIONS = {"nodes": int, "timeout": int, "pass": int, "allow-skip": str}
+OPTIONS = {"nodes": int, "timeout": int, "pass": int, "allow-skip": str, "tries": int,
+           "flaky": str}
 
 
 class ManifestError(Exception):
@@ -51,7 +53,7 @@ def parse_manifest(text, source="manifest"):
         kind, name = words[0], words[1]
         t = {"kind": kind, "name": name, "cmd": cmd.strip(), "nodes": 2,
              "timeout": 600 if kind == "host" else 300, "pass": None,
-             "allow-skip": None, "line": n}
+             "allow-skip": None, "tries": 1, "flaky": None, "line": n}
         for opt in words[2:]:
             key, eq, val = opt.partition("=")
             if key not in OPTIONS or not eq:
@@ -64,8 +66,10 @@ def parse_manifest(text, source="manifest"):
             raise ManifestError("%s:%d: %s test %s has no '-- command'" % (source, n, kind, name))
         if kind == "kunit" and sep:
             raise ManifestError("%s:%d: a kunit line names a suite, not a command" % (source, n))
-        if t["nodes"] < 1 or t["timeout"] < 1:
-            raise ManifestError("%s:%d: nodes and timeout must be positive" % (source, n))
+        if t["nodes"] < 1 or t["timeout"] < 1 or t["tries"] < 1:
+            raise ManifestError("%s:%d: nodes, timeout and tries must be positive" % (source, n))
+        if (t["tries"] > 1) != bool(t["flaky"]):
+            raise ManifestError("%s:%d: tries=N (N > 1) goes with flaky=\"reason\"" % (source, n))
         if (kind, name) in seen:
             raise ManifestError("%s:%d: %s %s listed twice" % (source, n, kind, name))
         seen.add((kind, name))
@@ -108,6 +112,9 @@ def judge_guest(t, g):
     if t["pass"] is not None and (totals is None or totals[0] != t["pass"]):
         return False, "expected %d passing subtests, got %s" % (
             t["pass"], "none" if totals is None else totals[0])
+    if g.tries > 1:
+        return True, "%.1fs, passed on try %d of %d (flaky: %s)" % (
+            g.secs, g.tries, t["tries"], t["flaky"])
     return True, "%.1fs" % g.secs
 
 
@@ -202,7 +209,7 @@ def main(argv=None):
         else:
             log = os.path.join(logdir, "serial-nodes%d.log" % nodes)
             boot = vm.run(args.kernel, args.initrd,
-                          [(t["name"], t["timeout"], t["cmd"]) for t in group],
+                          [(t["name"], t["timeout"], t["cmd"], t["tries"]) for t in group],
                           log, mem_mb=args.mem, nodes=nodes)
             problems = boot.problems()
             rep.note("boot with %d nodes: %.0fs, %s (serial log: %s)" % (

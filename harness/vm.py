@@ -25,7 +25,7 @@ REPORT = re.compile(
     r"|possible circular locking dependency|inconsistent lock state"
     r"|Call Trace:)"
 )
-MARKER = re.compile(r"@@(BOOT|BEGIN|END|STATE|DONE|ERROR)\b.*$")
+MARKER = re.compile(r"@@(BOOT|BEGIN|END|RETRY|STATE|DONE|ERROR)\b.*$")
 TAINT_TEST = 1 << 18  # 'N': set whenever a KUnit test has run
 TAINT_NAMES = "PFSRMBUDAWCIOELKXTN"
 
@@ -39,6 +39,7 @@ class GuestTest:
     name: str
     rc: int = None
     secs: float = None
+    tries: int = 1
     output: list = dataclasses.field(default_factory=list)
     taint: int = None
     debug_locks: str = None
@@ -81,12 +82,14 @@ class Boot:
 
 
 def plan_text(tests):
-    """tests: iterable of (name, timeout_s, command) -> the guest's /plan."""
+    """tests: iterable of (name, timeout_s, command[, tries]) -> the guest's /plan."""
     lines = []
-    for name, tmo, cmd in tests:
+    for t in tests:
+        name, tmo, cmd = t[:3]
+        tries = t[3] if len(t) > 3 else 1
         if "\t" in name + cmd or "\n" in name + cmd:
             raise ValueError("tab or newline in test %r" % name)
-        lines.append("%s\t%d\t%s\n" % (name, tmo, cmd))
+        lines.append("%s\t%d\t%d\t%s\n" % (name, tmo, tries, cmd))
     return "".join(lines)
 
 
@@ -163,10 +166,11 @@ def parse(lines, boot):
             where = line[8:].strip()
             cur = boot.tests.setdefault(where, GuestTest(where))
         elif line.startswith("@@END "):
-            m2 = re.match(r"@@END (\S+) rc=(-?\d+) secs=([\d.]+)", line)
+            m2 = re.match(r"@@END (\S+) rc=(-?\d+) secs=([\d.]+)(?: tries=(\d+))?", line)
             if m2 and cur is not None:
                 cur.rc = int(m2.group(2))
                 cur.secs = float(m2.group(3))
+                cur.tries = int(m2.group(4) or 1)
             cur = None
         elif line.startswith("@@STATE "):
             m2 = re.match(r"@@STATE (\S+) taint=(\d+) debug_locks=(\S*)", line)
@@ -179,6 +183,9 @@ def parse(lines, boot):
                 elif name in boot.tests:
                     boot.tests[name].taint, boot.tests[name].debug_locks = taint, dl
             where = "between tests"
+        elif line.startswith("@@RETRY "):
+            if cur is not None:
+                cur.output.append(line)
         elif line.startswith("@@DONE"):
             boot.done = True
         elif line.startswith("@@ERROR"):
@@ -191,10 +198,10 @@ def parse(lines, boot):
 
 def run(kernel, base_initrd, tests, log_path, mem_mb=3072, smp=2, nodes=2,
         timeout=None, append=""):
-    """Boot once and run tests [(name, timeout_s, command)]; return a Boot."""
+    """Boot once and run tests [(name, timeout_s, command[, tries])]; return a Boot."""
     tests = list(tests)
     if timeout is None:
-        timeout = 120 + sum(t[1] + 30 for t in tests)
+        timeout = 120 + sum((t[1] + 30) * (t[3] if len(t) > 3 else 1) for t in tests)
     os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
     initrd = log_path + ".initrd"
     make_initrd(base_initrd, plan_text(tests), initrd)

@@ -46,7 +46,8 @@ class ManifestTest(unittest.TestCase):
     def test_errors(self):
         for bad in ("guest x\n", "kunit s -- cmd\n", "robot x -- y\n", "guest x nodes=0 -- y\n",
                     "guest x speed=3 -- y\n", "guest x nodes=two -- y\n",
-                    "guest x -- a\nguest x -- b\n", "# only a comment\n", 'guest "x -- y\n'):
+                    "guest x -- a\nguest x -- b\n", "guest x tries=2 -- y\n",
+                    'guest x flaky="z" -- y\n', "guest x tries=0 -- y\n", "# only a comment\n", 'guest "x -- y\n'):
             with self.subTest(bad=bad):
                 with self.assertRaises(harness.ManifestError):
                     harness.parse_manifest(bad)
@@ -85,13 +86,19 @@ class ParseTest(unittest.TestCase):
         self.assertTrue(any("debug_locks off" in p for p in probs))
         self.assertTrue(any("stopped before the end" in p for p in probs))
 
+    def test_retries_are_recorded(self):
+        b = boot_log("@@BEGIN t1", "not ok 1 x", "@@RETRY t1 try=2 rc=1", "ok 1 x",
+                     "@@END t1 rc=0 secs=1 tries=2")
+        self.assertEqual(b.tests["t1"].tries, 2)
+        self.assertIn("@@RETRY t1 try=2 rc=1", b.tests["t1"].output)
+
     def test_marker_interleaved_with_kernel_output(self):
         b = boot_log("@@BEGIN t1", "[ 1.0] random: crng init done@@END t1 rc=0 secs=1")
         self.assertEqual(b.tests["t1"].rc, 0)
 
 
 class JudgeTest(unittest.TestCase):
-    T = {"timeout": 9, "allow-skip": None, "pass": None}
+    T = {"timeout": 9, "allow-skip": None, "pass": None, "tries": 3, "flaky": "race"}
 
     def g(self, rc, *out):
         t = vm.GuestTest("x", rc=rc, secs=1.0)
@@ -112,6 +119,7 @@ class JudgeTest(unittest.TestCase):
             (self.g(0, totals % (8, 0, 0)), dict(self.T, **{"pass": 9}), False, "expected 9"),
             (self.g(0, totals % (9, 0, 0)), dict(self.T, **{"pass": 9}), True, "1.0s"),
             (self.g(0), self.T, True, "1.0s"),
+            (vm.GuestTest("x", rc=0, secs=1.0, tries=2), self.T, True, "try 2 of 3 (flaky: race)"),
         ]
         for g, t, want_ok, want_text in cases:
             with self.subTest(want=want_text):
@@ -136,7 +144,7 @@ class InitrdTest(unittest.TestCase):
             with open(out, "rb") as f:
                 data = f.read()
             self.assertTrue(data.startswith(gzip.compress(b"base")))
-            self.assertIn(b"t\t5\ttrue\n", gzip.decompress(data[len(gzip.compress(b"base")):]))
+            self.assertIn(b"t\t5\t1\ttrue\n", gzip.decompress(data[len(gzip.compress(b"base")):]))
 
     def test_plan_rejects_tabs(self):
         with self.assertRaises(ValueError):
