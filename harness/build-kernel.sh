@@ -33,14 +33,17 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.fragments" 2>/dev/null)" != "$want
 	kmake olddefconfig
 	# Every symbol a fragment asks for must have stuck (a dependency that
 	# silently turns one off would make the variant a lie).
-	bad=$(cat "${files[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' | while IFS= read -r line; do
-		sym=${line%%=*} val=${line#*=}
-		if [ "$val" = n ]; then
-			grep -qx "$sym=[ym]" "$OBJ/.config" && echo "$line"
-		else
-			grep -qxF "$line" "$OBJ/.config" || echo "$line"
-		fi
-	done | sort -u)
+	# The last fragment to name a symbol wins, as in merge_config.sh.
+	bad=$(cat "${files[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' |
+		awk -F= '{ want[$1] = $0 } END { for (s in want) print want[s] }' |
+		while IFS= read -r line; do
+			sym=${line%%=*} val=${line#*=}
+			if [ "$val" = n ]; then
+				if grep -qx "$sym=[ym]" "$OBJ/.config"; then echo "$line"; fi
+			elif ! grep -qxF "$line" "$OBJ/.config"; then
+				echo "$line"
+			fi
+		done | sort)
 	[ -z "$bad" ] || die "config $variant did not take: $(echo $bad)"
 	echo "$want" >"$OBJ/.fragments"
 fi

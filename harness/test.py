@@ -92,7 +92,8 @@ def judge_guest(t, g):
     if g.rc == 137:
         return False, "timed out after %ds" % t["timeout"]
     if g.reports:
-        return False, "kernel report while it ran"
+        first = next((l for l in g.reports[0].splitlines() if vm.REPORT.search(l)), "")
+        return False, "kernel report while it ran: %s" % vm.KMSG.sub(r"\1", first).strip()
     totals = None
     for line in g.output:
         m = TOTALS.search(line)
@@ -169,6 +170,7 @@ def main(argv=None):
     ap.add_argument("--initrd", default=os.path.join(TOP, "build", "initramfs.cpio.gz"))
     ap.add_argument("--logdir", default=None, help="default build/test/<stamp>")
     ap.add_argument("--mem", type=int, default=3072, help="guest memory in MiB")
+    ap.add_argument("--smp", type=int, default=2, help="guest vCPUs (at least the node count)")
     ap.add_argument("--only", default=None, help="regex: run only the tests whose name matches")
     args = ap.parse_args(argv)
 
@@ -210,7 +212,7 @@ def main(argv=None):
             log = os.path.join(logdir, "serial-nodes%d.log" % nodes)
             boot = vm.run(args.kernel, args.initrd,
                           [(t["name"], t["timeout"], t["cmd"], t["tries"]) for t in group],
-                          log, mem_mb=args.mem, nodes=nodes)
+                          log, mem_mb=args.mem, smp=args.smp, nodes=nodes)
             problems = boot.problems()
             rep.note("boot with %d nodes: %.0fs, %s (serial log: %s)" % (
                 nodes, boot.secs, boot.info or "no @@BOOT line", log))
@@ -219,7 +221,7 @@ def main(argv=None):
             ok, detail = judge_guest(t, g) if boot else (False, problems[0])
             lines = g.output[-30:] if (g and not ok) else []
             if g and g.reports:
-                lines = lines + g.reports[0].splitlines()
+                lines = g.reports[0].splitlines()
             rep.result(ok, t["name"], detail, lines)
         if nodes == 2:
             for t in kunit:

@@ -60,10 +60,15 @@ class Boot:
     timed_out: bool = False
     secs: float = 0.0
     errors: list = dataclasses.field(default_factory=list)
+    want: dict = dataclasses.field(default_factory=dict)  # e.g. {"nodes": 2, "cpus": 2}
 
     def problems(self):
         """Everything wrong with the boot as a whole (not one test's rc)."""
         out = list(self.errors)
+        seen = dict(kv.split("=", 1) for kv in self.info.split() if "=" in kv)
+        for key, val in self.want.items():
+            if key in seen and seen[key] != str(val):
+                out.append("guest has %s=%s, the run asked for %s" % (key, seen[key], val))
         if self.timed_out:
             out.append("guest did not finish in time (log: %s)" % self.log_path)
         elif not self.done:
@@ -206,7 +211,7 @@ def run(kernel, base_initrd, tests, log_path, mem_mb=3072, smp=2, nodes=2,
     initrd = log_path + ".initrd"
     make_initrd(base_initrd, plan_text(tests), initrd)
     cmd = qemu_cmd(kernel, initrd, mem_mb, smp, nodes, append)
-    boot = Boot(log_path)
+    boot = Boot(log_path, want={"nodes": nodes, "cpus": max(smp, nodes)})
     lines = []
     start = time.monotonic()
     with open(log_path, "w", errors="replace") as log:

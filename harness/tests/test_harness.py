@@ -79,6 +79,11 @@ class ParseTest(unittest.TestCase):
         b = boot_log("@@BEGIN t1", "WARNING: this line came from a program", "@@END t1 rc=0 secs=1")
         self.assertEqual(b.problems(), [])
 
+    def test_topology_checked(self):
+        b = boot_log()
+        b.want = {"nodes": 2, "cpus": 4}
+        self.assertEqual(b.problems(), ["guest has cpus=2, the run asked for 4"])
+
     def test_lockdep_off_and_no_done(self):
         lines = ["@@STATE boot taint=0 debug_locks=1\n", "@@STATE done taint=0 debug_locks=0\n"]
         b = vm.parse(lines, vm.Boot("log"))

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * static-mix (UKSM paper section 8.1.1): one process of SIZE_MB identical
+ * pages and one of SIZE_MB random pages.
+ * sparse (built with -DWL_SPARSE): two processes of random pages only, the
+ * scan-speed case: nothing to merge.
+ *
+ * Both hold their memory for --seconds after reporting ready, then verify
+ * every byte.
+ *
+ *   static-mix [--size-mb 256] [--seconds 60] [--no-merge]
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "wl.h"
+
+#ifdef WL_SPARSE
+#define NAME		"sparse"
+#define IDENTICAL(proc)	false
+#else
+#define NAME		"static-mix"
+#define IDENTICAL(proc)	((proc) == 0)
+#endif
+
+static uint64_t page_seed(int proc, size_t page)
+{
+	return IDENTICAL(proc) ? 7 : ((uint64_t)(proc + 1) << 32) + page + 100;
+}
+
+static void holder(int proc, size_t npages, const struct wl_opts *o, int ready_fd)
+{
+	char *mem = wl_map(npages, o->thp, false);
+	size_t p, bad = 0;
+
+	for (p = 0; p < npages; p++)
+		wl_fill(mem + p * wl_psize, page_seed(proc, p));
+	if (!o->no_merge && madvise(mem, npages * wl_psize, MADV_MERGEABLE))
+		wl_die("MADV_MERGEABLE: %s", strerror(errno));
+	if (write(ready_fd, "r", 1) != 1)
+		wl_die("ready pipe: %s", strerror(errno));
+	wl_sleep(o->seconds);
+	for (p = 0; p < npages; p++)
+		bad += wl_check(mem + p * wl_psize, page_seed(proc, p)) != 0;
+	if (bad)
+		wl_die("process %d: %zu pages changed", proc, bad);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct wl_opts defaults = { .size_mb = 256, .seconds = 60, .procs = 2 };
+	struct wl_opts o;
+	size_t npages;
+	int fds[2], i, status, failed = 0;
+	pid_t pids[2];
+	char c;
+
+	wl_init(NAME, argc, argv, &o, &defaults);
+	npages = o.size_mb * (1 << 20) / wl_psize;
+	if (pipe(fds))
+		wl_die("pipe: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			wl_die("fork: %s", strerror(errno));
+		if (!pids[i])
+			holder(i, npages, &o, fds[1]);
+	}
+	for (i = 0; i < 2; i++)
+		if (read(fds[0], &c, 1) != 1)
+			wl_die("a holder died before it was ready");
+	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%d,%d",
+		  IDENTICAL(0) ? wl_oracle(npages) : 0, 2 * npages, pids[0], pids[1]);
+	for (i = 0; i < 2; i++)
+		if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			failed = 1;
+	wl_report("result", "content_ok=%d", !failed);
+	return failed;
+}
