@@ -4,7 +4,13 @@
 H := harness
 PY := /usr/bin/python3
 
-.PHONY: all deps prepare kernel kernel-release guest test test-only variants \
+WORKLOADS ?= static-mix sparse
+ENGINES ?= none ksm-100 ksm-1000 ksm-2000 ksm-advisor
+SIZE_MB ?= 0
+REPEAT ?= 3
+WINDOW ?= 60
+
+.PHONY: bench bench-check demo all deps prepare kernel kernel-release guest test test-only variants \
 	export-patches checkpatch selftest clean distclean help
 
 all: test
@@ -14,6 +20,8 @@ help:
 	@echo "make test-only ONLY=regex   run a subset against what is already built"
 	@echo "make kernel          build the debug kernel (build/obj-debug)"
 	@echo "make kernel-release  build the release kernel (build/obj-release)"
+	@echo "make bench WORKLOADS=.. ENGINES=.. SIZE_MB=N REPEAT=R WINDOW=S   side-by-side bench"
+	@echo "make bench-check     check bench/targets.conf against build/bench/latest"
 	@echo "make variants        build with CONFIG_KSM_ADAPTIVE=n and with CONFIG_NUMA=n"
 	@echo "make export-patches  export build/linux commits since 'base' to kernel/patches"
 	@echo "make checkpatch      checkpatch.pl over kernel/patches and kernel/tree"
@@ -38,6 +46,17 @@ test: kernel guest
 
 test-only:
 	@$(PY) $(H)/test.py $(if $(ONLY),--only '$(ONLY)')
+
+bench: kernel-release guest
+	@$(PY) bench/bench.py --workloads "$(WORKLOADS)" --engines "$(ENGINES)" \
+		--size-mb $(SIZE_MB) --repeat $(REPEAT) --window $(WINDOW)
+
+bench-check:
+	@$(PY) bench/check.py
+
+demo: kernel-release guest
+	@$(PY) bench/bench.py --workloads "static-mix" --engines "$(ENGINES)" \
+		--repeat 1 --window 30
 
 variants: prepare
 	@bash $(H)/build-kernel.sh noengine

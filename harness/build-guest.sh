@@ -29,7 +29,7 @@ for app in $("$BUSYBOX" --list); do
 	[ -e "$ROOT/bin/$app" ] || ln -s busybox "$ROOT/bin/$app"
 done
 cp "$TOP/guest/rootfs/init" "$ROOT/init"
-cp "$TOP/guest/rootfs/ksm-knobs" "$ROOT/bin/ksm-knobs"
+cp "$TOP/guest/rootfs/ksm-knobs" "$TOP/guest/rootfs/ksm-set" "$ROOT/bin/"
 cp "$OUT"/* "$ROOT/opt/ksm/bin/"
 mknod -m 600 "$ROOT/dev/console" c 5 1
 mknod -m 666 "$ROOT/dev/null" c 1 3

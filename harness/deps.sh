@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 PKGS=(
 	"$KERNEL_PKG" qemu-system-x86 busybox-static libnuma-dev ccache
 	build-essential flex bison bc libelf-dev libssl-dev cpio kmod
-	python3 perl git xz-utils
+	python3 python3-matplotlib perl git xz-utils
 )
 
 missing=()

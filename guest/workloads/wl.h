@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 struct wl_opts {
 	long size_mb;		/* each process's region, MiB */

@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""Side-by-side bench: every (workload, engine) pair REPEAT times in one boot.
+
+    bench.py [--workloads "static-mix sparse"] [--engines "none ksm-1000"]
+             [--size-mb N] [--repeat R] [--window S] [--kernel bzImage]
+
+Writes build/bench/<stamp>/ (series/*.csv, summary.json, results.md, plots)
+and points build/bench/latest at it. Metric definitions: docs/bench.md.
+Exits non-zero when a run fails its own consistency checks.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import statistics
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "harness"))
+import vm  # noqa: E402
+
+PAGE = 4096
+# Workload command lines; {size} is SIZE_MB, {window} the window in seconds.
+WORKLOADS = {
+    "static-mix": "static-mix --size-mb {size} --seconds {window}",
+    "sparse": "sparse --size-mb {size} --seconds {window}",
+    "churn": "churn --size-mb {size} --seconds {window}",
+    "cow-broken": "cow-broken --size-mb {size} --seconds {window}",
+    "short-lived": "short-lived --size-mb {size} --seconds {window}",
+    "similar-images": "similar-images --size-mb {size} --seconds {window}",
+    "numa-mirror": "numa-mirror --size-mb {size} --seconds {window}",
+    "numa-mirror-differ": "WL_HOT=differ numa-mirror --size-mb {size} --seconds {window}",
+    "thp-mixed": "thp-mixed --size-mb {size} --seconds {window}",
+}
+DEFAULT_SIZE = {"static-mix": 256, "sparse": 256, "churn": 16, "cow-broken": 64,
+                "short-lived": 16, "similar-images": 64,
+                "numa-mirror": 64, "numa-mirror-differ": 64, "thp-mixed": 128}
+
+
+def read_engines(path=os.path.join(TOP, "bench", "engines.conf")):
+    engines = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            for kv in words[1:]:
+                if not re.fullmatch(r"[a-z_]+=[\w.-]+", kv):
+                    raise SystemExit("%s:%d: bad knob %r" % (path, n, kv))
+            engines[words[0]] = words[1:]
+    return engines
+
+
+def engine_cmd(knobs):
+    """Shell that writes the knobs in order and fails loudly if one is refused."""
+    return " && ".join("ksm-set %s %s" % tuple(kv.split("=", 1)) for kv in knobs)
+
+
+def parse_run(output):
+    """The sampler's and workload's lines -> dict."""
+    run = {"samples": [], "ready": None, "result": {}, "rc": None}
+    for line in output:
+        m = re.search(r"@@WL (ready|result) (.*)$", line)
+        if m:
+            kv = dict(x.split("=", 1) for x in m.group(2).split() if "=" in x)
+            if m.group(1) == "ready":
+                run["ready"] = kv
+            elif "instance" in kv:
+                run.setdefault("instances", []).append(kv)
+            elif "proc" not in kv:
+                run["result"] = kv
+            continue
+        m = re.search(r"@@S (.*)$", line)
+        if m:
+            s = {}
+            for x in m.group(1).split():
+                k, v = x.split("=", 1)
+                s[k] = float(v) if k == "t" else int(v)
+            run["samples"].append(s)
+            continue
+        m = re.search(r"@@X rc=(-?\d+)", line)
+        if m:
+            run["rc"] = int(m.group(1))
+    return run
+
+
+def first_time(samples, pred):
+    for s in samples:
+        if pred(s):
+            return s["t"]
+    return None
+
+
+def at_time(samples, t):
+    """The last sample at or before t."""
+    best = samples[0]
+    for s in samples:
+        if s["t"] <= t + 1e-9:
+            best = s
+    return best
+
+
+def metrics(run, window):
+    """Per-run metrics (docs/bench.md)."""
+    S = run["samples"]
+    out = {"content_ok": int(run["rc"] == 0 and run["result"].get("content_ok") == "1")}
+    if not S or run["ready"] is None:
+        out["error"] = "no samples (workload failed before ready?)"
+        return out
+    oracle = int(run["ready"].get("oracle_pages", 0))
+    S = [s for s in S if s["t"] <= window + 0.5] or S
+    first, last = S[0], S[-1]
+    ksm_saved = lambda s: s["sharing"] + max(s["zero"], 0)
+    out["oracle_pages"] = oracle
+    pm = [s for s in S if s["saved_pm"] >= 0]
+    final_pm = pm[-1] if pm else None
+    out["saved_pages"] = final_pm["saved_pm"] if final_pm else None
+    out["ksm_saved_pages"] = ksm_saved(final_pm) if final_pm else None
+    if final_pm:
+        a, b = final_pm["saved_pm"], ksm_saved(final_pm)
+        out["saved_agree"] = int(abs(a - b) <= max(1, 0.01 * max(a, b)) and
+                                 (oracle == 0 or a <= oracle))
+    out["saved_oracle_pct"] = (100.0 * ksm_saved(last) / oracle) if oracle else None
+    for pct in (50, 90, 99):
+        out["t%d_s" % pct] = (first_time(S, lambda s: ksm_saved(s) >= pct / 100 * oracle)
+                              if oracle else None)
+    end_t = out["t99_s"] if out["t99_s"] is not None else last["t"]
+    end = at_time(S, end_t)
+    out["engine_cpu_s"] = (end["engine_ns"] - first["engine_ns"]) / 1e9
+    out["engine_cpu_window_s"] = (last["engine_ns"] - first["engine_ns"]) / 1e9
+    saved_mb = ksm_saved(end) * PAGE / 2**20
+    out["saved_mb_at_t99"] = saved_mb
+    out["efficiency_mb_per_cpu_s"] = saved_mb / out["engine_cpu_s"] if out["engine_cpu_s"] > 0 else None
+    win_mb = ksm_saved(last) * PAGE / 2**20
+    out["efficiency_window_mb_per_cpu_s"] = (win_mb / out["engine_cpu_window_s"]
+                                             if out["engine_cpu_window_s"] > 0 else None)
+    out["examined_pages"] = last["scanned"] - first["scanned"]
+    out["skipped_pages"] = max(last["skipped"], 0) - max(first["skipped"], 0)
+    out["examined_pages_per_cpu_s"] = (out["examined_pages"] / out["engine_cpu_window_s"]
+                                       if out["engine_cpu_window_s"] > 0 else None)
+    out["cow_breaks"] = last["cow_ksm"] - first["cow_ksm"]
+    out["window_s"] = last["t"]
+    if run.get("instances"):
+        out["instances"] = [{k: (v if k in ("instance",) else float(v))
+                             for k, v in i.items() if k != "name"} for i in run["instances"]]
+    for k, v in run["result"].items():
+        if k not in ("content_ok", "name"):
+            try:
+                out[k] = float(v)
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def consistency(m):
+    """Problems with one run's own checks."""
+    probs = []
+    if not m.get("content_ok"):
+        probs.append("contents not verified")
+    if m.get("error"):
+        probs.append(m["error"])
+    if m.get("saved_agree") == 0:
+        probs.append("pagemap saving %s vs KSM %s (oracle %s)" % (
+            m["saved_pages"], m["ksm_saved_pages"], m["oracle_pages"]))
+    return probs
+
+
+def aggregate(values):
+    vals = [v for v in values if isinstance(v, (int, float))]
+    if not vals:
+        return {"median": None, "min": None, "max": None, "n": 0}
+    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
+
+
+def fmt(v, nd=2):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return ("%%.%df" % nd) % v
+    return str(v)
+
+
+def results_md(summary):
+    cols = ["t50_s", "t90_s", "t99_s", "saved_oracle_pct", "engine_cpu_s",
+            "engine_cpu_window_s", "efficiency_mb_per_cpu_s", "examined_pages_per_cpu_s",
+            "cow_breaks", "content_ok"]
+    lines = ["# Bench results", "",
+             "Run: %s, kernel %s, %s" % (summary["stamp"], summary["kernel_base"], summary["vm"]), "",
+             "Command: `%s`" % summary["command"], "",
+             "Medians of %d repetition(s); min..max in the JSON." % summary["repeat"], ""]
+    for wl in summary["workloads"]:
+        lines += ["## %s (SIZE_MB=%d)" % (wl, summary["sizes"][wl]), "",
+                  "| engine | " + " | ".join(cols) + " |",
+                  "|---" * (len(cols) + 1) + "|"]
+        for eng in summary["engines"]:
+            agg = summary["aggregate"].get("%s/%s" % (wl, eng), {})
+            lines.append("| %s | " % eng + " | ".join(fmt(agg.get(c, {}).get("median")) for c in cols) + " |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def plot(summary, runs, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ["matplotlib missing: no plots (harness/deps.sh installs python3-matplotlib)"]
+    files = []
+    for wl in summary["workloads"]:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+        for eng in summary["engines"]:
+            for r in runs:
+                if r["workload"] != wl or r["engine"] != eng or not r["samples"]:
+                    continue
+                t = [s["t"] for s in r["samples"]]
+                mb = [(s["sharing"] + max(s["zero"], 0)) * PAGE / 2**20 for s in r["samples"]]
+                cpu = [(s["engine_ns"] - r["samples"][0]["engine_ns"]) / 1e9 for s in r["samples"]]
+                label = eng if r["rep"] == 1 else None
+                ax1.plot(t, mb, label=label, alpha=0.9 if r["rep"] == 1 else 0.35,
+                         color="C%d" % summary["engines"].index(eng))
+                ax2.plot(t, cpu, label=label, alpha=0.9 if r["rep"] == 1 else 0.35,
+                         color="C%d" % summary["engines"].index(eng))
+        oracle = summary["aggregate"].get("%s/%s" % (wl, summary["engines"][0]), {}).get(
+            "oracle_pages", {}).get("median")
+        if oracle:
+            ax1.axhline(oracle * PAGE / 2**20, color="grey", ls="--", lw=1, label="oracle")
+        ax1.set(title="%s: memory saved" % wl, xlabel="seconds since workload ready", ylabel="MiB saved")
+        ax2.set(title="%s: engine CPU" % wl, xlabel="seconds since workload ready",
+                ylabel="CPU seconds (schedstat)")
+        ax1.legend()
+        ax2.legend()
+        fig.tight_layout()
+        path = os.path.join(outdir, "%s.png" % wl)
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        files.append(path)
+    return files
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workloads", default="static-mix sparse")
+    ap.add_argument("--engines", default="none ksm-100 ksm-1000 ksm-2000 ksm-advisor")
+    ap.add_argument("--size-mb", type=int, default=0, help="0: each workload's default")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--window", type=int, default=60, help="seconds each run lasts")
+    ap.add_argument("--kernel", default=os.path.join(TOP, "build", "obj-release", "arch", "x86", "boot", "bzImage"))
+    ap.add_argument("--initrd", default=os.path.join(TOP, "build", "initramfs.cpio.gz"))
+    ap.add_argument("--mem", type=int, default=3072)
+    ap.add_argument("--nodes", type=int, default=2)
+    ap.add_argument("--outdir", default=None)
+    args = ap.parse_args(argv)
+
+    engines_conf = read_engines()
+    workloads, engines = args.workloads.split(), args.engines.split()
+    for w in workloads:
+        if w not in WORKLOADS:
+            ap.error("unknown workload %r (known: %s)" % (w, " ".join(WORKLOADS)))
+    for e in engines:
+        if e not in engines_conf:
+            ap.error("unknown engine %r (known: %s)" % (e, " ".join(engines_conf)))
+    if args.repeat < 1 or args.window < 5 or args.size_mb < 0:
+        ap.error("--repeat >= 1, --window >= 5, --size-mb >= 0")
+    sizes = {w: args.size_mb or DEFAULT_SIZE[w] for w in workloads}
+
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    outdir = args.outdir or os.path.join(TOP, "build", "bench", stamp)
+    os.makedirs(os.path.join(outdir, "series"), exist_ok=True)
+
+    plan = []
+    for rep in range(1, args.repeat + 1):
+        for wl in workloads:
+            for eng in engines:
+                cmd = "%s && ksm-sample -i 100 -m 10 -- %s" % (
+                    engine_cmd(engines_conf[eng]),
+                    WORKLOADS[wl].format(size=sizes[wl], window=args.window))
+                plan.append(("bench/%s/%s/%d" % (wl, eng, rep), args.window + 300, cmd))
+    print("bench: %d runs of %ds in one boot (%d MiB, %d nodes); logs in %s" % (
+        len(plan), args.window, args.mem, args.nodes, outdir), flush=True)
+    boot = vm.run(args.kernel, args.initrd, plan, os.path.join(outdir, "serial.log"),
+                  mem_mb=args.mem, nodes=args.nodes)
+
+    runs, failures = [], list(boot.problems())
+    for name, _, _ in plan:
+        _, wl, eng, rep = name.split("/")
+        g = boot.tests.get(name)
+        run = parse_run(g.output if g else [])
+        m = metrics(run, args.window)
+        if g is None or g.rc is None:
+            m["error"] = "run did not finish"
+        probs = consistency(m)
+        failures += ["%s: %s" % (name, p) for p in probs]
+        runs.append({"workload": wl, "engine": eng, "rep": int(rep), "metrics": m,
+                     "samples": run["samples"], "problems": probs})
+        with open(os.path.join(outdir, "series", "%s_%s_%s.csv" % (wl, eng, rep)), "w") as f:
+            keys = ["t", "sharing", "shared", "zero", "full_scans", "scanned", "skipped",
+                    "engine_ns", "cow_ksm", "saved_pm"]
+            f.write(",".join(keys) + "\n")
+            for s in run["samples"]:
+                f.write(",".join(str(s.get(k, "")) for k in keys) + "\n")
+
+    base = open(os.path.join(TOP, "kernel", "BASE_VERSION")).read().strip()
+    summary = {
+        "stamp": stamp, "kernel_base": "linux-source-6.12 %s" % base,
+        "vm": "QEMU TCG, %d vCPUs, %d MiB, %d fake NUMA nodes, release kernel" % (
+            max(2, args.nodes), args.mem, args.nodes),
+        "command": "make bench WORKLOADS=\"%s\" ENGINES=\"%s\" SIZE_MB=%d REPEAT=%d WINDOW=%d" % (
+            " ".join(workloads), " ".join(engines), args.size_mb, args.repeat, args.window),
+        "workloads": workloads, "engines": engines, "sizes": sizes, "repeat": args.repeat,
+        "window_s": args.window,
+        "runs": [{k: v for k, v in r.items() if k != "samples"} for r in runs],
+        "aggregate": {},
+        "failures": failures,
+    }
+    for wl in workloads:
+        for eng in engines:
+            ms = [r["metrics"] for r in runs if r["workload"] == wl and r["engine"] == eng]
+            keys = sorted({k for m in ms for k in m})
+            summary["aggregate"]["%s/%s" % (wl, eng)] = {k: aggregate([m.get(k) for m in ms]) for k in keys}
+    with open(os.path.join(outdir, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
+    md = results_md(summary)
+    with open(os.path.join(outdir, "results.md"), "w") as f:
+        f.write(md)
+    plots = plot(summary, runs, outdir)
+    if not args.outdir:
+        latest = os.path.join(TOP, "build", "bench", "latest")
+        if os.path.islink(latest):
+            os.unlink(latest)
+        os.symlink(stamp, latest)
+    print(md)
+    print("plots: %s" % " ".join(plots))
+    print("summary: %s" % os.path.join(outdir, "summary.json"))
+    for f in failures:
+        print("FAIL: %s" % f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
