@@ -55,8 +55,7 @@ bench-check:
 	@$(PY) bench/check.py
 
 demo: kernel-release guest
-	@$(PY) bench/bench.py --workloads "static-mix" --engines "$(ENGINES)" \
-		--repeat 1 --window 30
+	@$(PY) bench/bench.py --demo --window 25
 
 variants: prepare
 	@bash $(H)/build-kernel.sh noengine

@@ -39,18 +39,26 @@ DEFAULT_SIZE = {"static-mix": 256, "sparse": 256, "churn": 16, "cow-broken": 64,
                 "numa-mirror": 64, "numa-mirror-differ": 64, "thp-mixed": 128}
 
 
+DEMO_WORKLOADS = "static-mix similar-images numa-mirror"
+DEMO_SIZE = {"static-mix": 128, "similar-images": 32, "numa-mirror": 32}
+
+
 def read_engines(path=os.path.join(TOP, "bench", "engines.conf")):
-    engines = {}
+    """name -> knobs, and the names marked `demo` (in the default demo)."""
+    engines, demo = {}, []
     with open(path) as f:
         for n, line in enumerate(f, 1):
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
-            for kv in words[1:]:
+            knobs = [w for w in words[1:] if w != "demo"]
+            for kv in knobs:
                 if not re.fullmatch(r"[a-z_]+=[\w.-]+", kv):
                     raise SystemExit("%s:%d: bad knob %r" % (path, n, kv))
-            engines[words[0]] = words[1:]
-    return engines
+            engines[words[0]] = knobs
+            if "demo" in words[1:]:
+                demo.append(words[0])
+    return engines, demo
 
 
 def engine_cmd(knobs):
@@ -244,6 +252,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workloads", default="static-mix sparse")
     ap.add_argument("--engines", default="none ksm-100 ksm-1000 ksm-2000 ksm-advisor")
+    ap.add_argument("--demo", action="store_true",
+                    help="the default scenario: %s at small sizes over the engines marked "
+                    "demo, once each" % DEMO_WORKLOADS)
     ap.add_argument("--size-mb", type=int, default=0, help="0: each workload's default")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--window", type=int, default=60, help="seconds each run lasts")
@@ -254,8 +265,10 @@ def main(argv=None):
     ap.add_argument("--outdir", default=None)
     args = ap.parse_args(argv)
 
-    engines_conf = read_engines()
+    engines_conf, demo_engines = read_engines()
     workloads, engines = args.workloads.split(), args.engines.split()
+    if args.demo:
+        workloads, engines, args.repeat = DEMO_WORKLOADS.split(), demo_engines, 1
     for w in workloads:
         if w not in WORKLOADS:
             ap.error("unknown workload %r (known: %s)" % (w, " ".join(WORKLOADS)))
@@ -264,7 +277,7 @@ def main(argv=None):
             ap.error("unknown engine %r (known: %s)" % (e, " ".join(engines_conf)))
     if args.repeat < 1 or args.window < 5 or args.size_mb < 0:
         ap.error("--repeat >= 1, --window >= 5, --size-mb >= 0")
-    sizes = {w: args.size_mb or DEFAULT_SIZE[w] for w in workloads}
+    sizes = {w: args.size_mb or (DEMO_SIZE if args.demo else DEFAULT_SIZE)[w] for w in workloads}
 
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = args.outdir or os.path.join(TOP, "build", "bench", stamp)

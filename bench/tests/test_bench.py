@@ -1,0 +1,79 @@
+"""Host-side tests of the bench's parsing, metrics and target checks."""
+
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from bench import bench, check  # noqa: E402
+
+
+def sample(t, sharing, engine_ns, saved_pm=-1, scanned=0, cow=0, zero=0):
+    return ("@@S t=%.3f sharing=%d shared=1 zero=%d full_scans=0 scanned=%d skipped=0 "
+            "engine_ns=%d cow_ksm=%d saved_pm=%d" % (t, sharing, zero, scanned, engine_ns, cow, saved_pm))
+
+
+class MetricsTest(unittest.TestCase):
+    def run_of(self, *lines, rc=0):
+        out = ["@@WL ready name=x oracle_pages=1000 mapped_pages=2000 pids=1,2"] + list(lines)
+        out += ["@@WL result name=x content_ok=1 writes=5", "@@X rc=%d" % rc]
+        return bench.parse_run(out)
+
+    def test_times_cpu_and_efficiency(self):
+        r = self.run_of(sample(0, 0, 10**9, 0), sample(1, 500, 2 * 10**9),
+                        sample(2, 900, 3 * 10**9), sample(3, 995, 4 * 10**9, 995, scanned=5000, cow=3),
+                        sample(4, 995, 5 * 10**9, 995, scanned=6000, cow=3))
+        m = bench.metrics(r, 60)
+        self.assertEqual((m["t50_s"], m["t90_s"], m["t99_s"]), (1, 2, 3))
+        self.assertAlmostEqual(m["engine_cpu_s"], 3.0)
+        self.assertAlmostEqual(m["engine_cpu_window_s"], 4.0)
+        self.assertAlmostEqual(m["efficiency_mb_per_cpu_s"], 995 * 4096 / 2**20 / 3.0)
+        self.assertEqual(m["examined_pages"], 6000)
+        self.assertEqual(m["cow_breaks"], 3)
+        self.assertEqual(m["saved_agree"], 1)
+        self.assertEqual(m["content_ok"], 1)
+        self.assertEqual(m["writes"], 5.0)
+        self.assertEqual(bench.consistency(m), [])
+
+    def test_disagreement_and_bad_content_fail(self):
+        r = self.run_of(sample(0, 0, 0, 0), sample(1, 500, 10, 400), rc=1)
+        m = bench.metrics(r, 60)
+        self.assertIsNone(m["t99_s"])
+        probs = bench.consistency(m)
+        self.assertTrue(any("pagemap saving 400 vs KSM 500" in p for p in probs))
+        self.assertIn("contents not verified", probs)
+
+    def test_over_oracle_fails(self):
+        r = self.run_of(sample(0, 1100, 0, 1100))
+        self.assertEqual(bench.metrics(r, 60)["saved_agree"], 0)
+
+    def test_no_ready(self):
+        m = bench.metrics(bench.parse_run(["@@X rc=1"]), 60)
+        self.assertIn("error", m)
+
+    def test_engines_conf(self):
+        engines, demo = bench.read_engines()
+        self.assertEqual(engines["ksm-1000"], ["pages_to_scan=1000", "sleep_millisecs=20", "run=1"])
+        self.assertIn("none", demo)
+        self.assertEqual(bench.engine_cmd(["run=1"]), "ksm-set run 1")
+
+
+class CheckTest(unittest.TestCase):
+    def test_targets(self):
+        summary = {"aggregate": {"w/a": {"m": {"median": 10}}, "w/b": {"m": {"median": 2}}}}
+        with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
+            f.write("w a m >= 5\nw a m >= 6 x b\nw a m <= 4\nw c m >= 1\n")
+        try:
+            targets = check.read_targets(f.name)
+        finally:
+            os.unlink(f.name)
+        verdicts = [v for v, _, _ in check.check(summary, targets)]
+        self.assertEqual(verdicts, ["PASS", "FAIL", "FAIL", "MISSING"])
+
+    def test_project_targets_parse(self):
+        self.assertTrue(check.read_targets(os.path.join(bench.TOP, "bench", "targets.conf")))
+
+
+if __name__ == "__main__":
+    unittest.main()
