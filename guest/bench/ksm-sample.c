@@ -6,12 +6,14 @@
  *
  * The workload's output is passed through. Once it prints its
  * "@@WL ready ... pids=a,b" line, time 0 is set and a line
- *   @@S t=<s> sharing= shared= zero= full_scans= scanned= skipped= \
+ *   @@S t=<s> pre= sharing= shared= zero= full_scans= scanned= skipped= \
  *       engine_ns= cow_ksm= saved_pm=
  * is printed every interval until the workload exits (saved_pm, the saving
  * counted from the workload processes' pagemaps as mapped pages minus
  * distinct PFNs over their private anonymous unnamed mappings of 1 MiB or
- * more, every pagemap_every samples, -1 in between). Then
+ * more, every pagemap_every samples, -1 in between; pre is
+ * pages_sharing + ksm_zero_pages read just before that walk, the counters
+ * are read just after it). Then
  *   @@X rc=<workload exit status>
  * engine_ns is the CPU time of every engine thread (comm "ksmd" or starting
  * "ksm_") from /proc/<pid>/schedstat.
@@ -263,10 +265,14 @@ int main(int argc, char **argv)
 		}
 		if (t0 && now() >= next) {
 			double t = now() - t0;
+			/* The pagemap walk first, then the counters, so they
+			 * are read as close together as can be.
+			 */
+			long long pre = read_ll(K "pages_sharing") + read_ll(K "ksm_zero_pages");
 			long saved = sample % pm_every ? -1 : saved_from_pagemap();
 
-			printf("@@S t=%.3f sharing=%lld shared=%lld zero=%lld full_scans=%lld scanned=%lld skipped=%lld engine_ns=%lld cow_ksm=%lld saved_pm=%ld\n",
-			       t, read_ll(K "pages_sharing"), read_ll(K "pages_shared"),
+			printf("@@S t=%.3f pre=%lld sharing=%lld shared=%lld zero=%lld full_scans=%lld scanned=%lld skipped=%lld engine_ns=%lld cow_ksm=%lld saved_pm=%ld\n",
+			       t, pre, read_ll(K "pages_sharing"), read_ll(K "pages_shared"),
 			       read_ll(K "ksm_zero_pages"), read_ll(K "full_scans"),
 			       read_ll(K "pages_scanned"), read_ll(K "pages_skipped"),
 			       engine_ns(), vmstat("cow_ksm"), saved);

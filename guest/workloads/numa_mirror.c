@@ -95,7 +95,7 @@ static int is_ksm(int pm, int kpf, void *addr)
 }
 
 static void instance(int k, int node, int nice_val, size_t npages,
-		     const struct wl_opts *o, int differ, int ready_fd)
+		     const struct wl_opts *o, int differ)
 {
 	size_t hot = npages * o->param / 100, first = differ ? (k * hot) % npages : 0;
 	long merged = 0, local = 0, hot_remote = 0, reads = 0, bad = 0;
@@ -113,8 +113,7 @@ static void instance(int k, int node, int nice_val, size_t npages,
 		wl_fill(mem + p * wl_psize, p + 1);
 	if (!o->no_merge && madvise(mem, npages * wl_psize, MADV_MERGEABLE))
 		wl_die("MADV_MERGEABLE: %s", strerror(errno));
-	if (write(ready_fd, "r", 1) != 1)
-		wl_die("ready pipe");
+	wl_gate_ready();
 	start = wl_now();
 	end = start + o->seconds;
 	while (wl_now() < end) {
@@ -157,9 +156,9 @@ int main(int argc, char **argv)
 	static const struct wl_opts defaults = { .size_mb = 64, .seconds = 60, .procs = 2,
 						 .param = 10 };
 	const char *hot_mode = getenv("WL_HOT"), *nices = getenv("WL_NICE");
-	int nodes = nr_nodes(), fds[2], k, status, failed = 0, differ = 0;
+	int nodes = nr_nodes(), k, status, failed = 0, differ = 0;
 	int nice_of[64] = { 0 };
-	char pidlist[64 * 12] = "", c;
+	char pidlist[64 * 12] = "";
 	struct wl_opts o;
 	pid_t pids[64];
 	size_t npages;
@@ -179,23 +178,21 @@ int main(int argc, char **argv)
 		nices = *end == ',' ? end + 1 : end;
 	}
 	npages = o.size_mb * (1 << 20) / wl_psize;
-	if (pipe(fds))
-		wl_die("pipe: %s", strerror(errno));
+	wl_gate_open();
 	for (k = 0; k < o.procs; k++) {
 		pids[k] = fork();
 		if (pids[k] < 0)
 			wl_die("fork: %s", strerror(errno));
 		if (!pids[k])
-			instance(k, k % nodes, nice_of[k], npages, &o, differ, fds[1]);
+			instance(k, k % nodes, nice_of[k], npages, &o, differ);
 		snprintf(pidlist + strlen(pidlist), 12, "%s%d", k ? "," : "", pids[k]);
 	}
-	for (k = 0; k < o.procs; k++)
-		if (read(fds[0], &c, 1) != 1)
-			wl_die("an instance died before it was ready");
+	wl_gate_wait_ready(o.procs);
 	/* Every page has o.procs copies (one per instance). */
 	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%s nodes=%d hot=%s",
 		  (long)npages * wl_oracle(o.procs), npages * o.procs, pidlist, nodes,
 		  differ ? "differ" : "same");
+	wl_gate_go();
 	for (k = 0; k < o.procs; k++)
 		if (waitpid(pids[k], &status, 0) != pids[k] || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))

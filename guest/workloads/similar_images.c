@@ -121,6 +121,7 @@ static void instance(int proc, size_t npages, const struct wl_opts *o, int hash_
 	close(hash_fd);
 	if (!o->no_merge && madvise(mem, len, MADV_MERGEABLE))
 		wl_die("MADV_MERGEABLE: %s", strerror(errno));
+	wl_gate_ready();
 	wl_sleep(o->seconds);
 	/* Verify: reload the image page by page and compare. */
 	{
@@ -162,6 +163,7 @@ int main(int argc, char **argv)
 	all = malloc(total * sizeof(*all));
 	if (!all)
 		wl_die("out of memory");
+	wl_gate_open();
 	for (k = 0; k < o.procs; k++) {
 		if (pipe(fds[k]))
 			wl_die("pipe: %s", strerror(errno));
@@ -199,9 +201,10 @@ int main(int argc, char **argv)
 			oracle += (j - i) - ((j - i) + mps - 1) / mps;
 		i = j;
 	}
-	/* Instances madvise right after sending their hashes. */
+	wl_gate_wait_ready(o.procs);
 	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%s files=%d",
 		  oracle, total, pidlist, nfiles);
+	wl_gate_go();
 	for (k = 0; k < o.procs; k++)
 		if (waitpid(pids[k], &status, 0) != pids[k] || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))

@@ -34,7 +34,7 @@ static uint64_t page_seed(int proc, size_t page)
 	return IDENTICAL(proc) ? 7 : ((uint64_t)(proc + 1) << 32) + page + 100;
 }
 
-static void holder(int proc, size_t npages, const struct wl_opts *o, int ready_fd)
+static void holder(int proc, size_t npages, const struct wl_opts *o)
 {
 	char *mem = wl_map(npages, o->thp, false);
 	size_t p, bad = 0;
@@ -43,8 +43,7 @@ static void holder(int proc, size_t npages, const struct wl_opts *o, int ready_f
 		wl_fill(mem + p * wl_psize, page_seed(proc, p));
 	if (!o->no_merge && madvise(mem, npages * wl_psize, MADV_MERGEABLE))
 		wl_die("MADV_MERGEABLE: %s", strerror(errno));
-	if (write(ready_fd, "r", 1) != 1)
-		wl_die("ready pipe: %s", strerror(errno));
+	wl_gate_ready();
 	wl_sleep(o->seconds);
 	for (p = 0; p < npages; p++)
 		bad += wl_check(mem + p * wl_psize, page_seed(proc, p)) != 0;
@@ -58,26 +57,23 @@ int main(int argc, char **argv)
 	static const struct wl_opts defaults = { .size_mb = 256, .seconds = 60, .procs = 2 };
 	struct wl_opts o;
 	size_t npages;
-	int fds[2], i, status, failed = 0;
+	int i, status, failed = 0;
 	pid_t pids[2];
-	char c;
 
 	wl_init(NAME, argc, argv, &o, &defaults);
 	npages = o.size_mb * (1 << 20) / wl_psize;
-	if (pipe(fds))
-		wl_die("pipe: %s", strerror(errno));
+	wl_gate_open();
 	for (i = 0; i < 2; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)
 			wl_die("fork: %s", strerror(errno));
 		if (!pids[i])
-			holder(i, npages, &o, fds[1]);
+			holder(i, npages, &o);
 	}
-	for (i = 0; i < 2; i++)
-		if (read(fds[0], &c, 1) != 1)
-			wl_die("a holder died before it was ready");
+	wl_gate_wait_ready(2);
 	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%d,%d",
 		  IDENTICAL(0) ? wl_oracle(npages) : 0, 2 * npages, pids[0], pids[1]);
+	wl_gate_go();
 	for (i = 0; i < 2; i++)
 		if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))

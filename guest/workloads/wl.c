@@ -181,3 +181,40 @@ void wl_die(const char *fmt, ...)
 	fflush(stdout);
 	exit(1);
 }
+
+static int gate_ready[2], gate_go[2];
+
+void wl_gate_open(void)
+{
+	if (pipe(gate_ready) || pipe(gate_go))
+		wl_die("pipe: %s", strerror(errno));
+}
+
+void wl_gate_ready(void)
+{
+	char c;
+
+	close(gate_ready[0]);
+	close(gate_go[1]);
+	if (write(gate_ready[1], "r", 1) != 1)
+		wl_die("ready pipe: %s", strerror(errno));
+	if (read(gate_go[0], &c, 1) < 0)
+		wl_die("go pipe: %s", strerror(errno));
+}
+
+void wl_gate_wait_ready(int nprocs)
+{
+	char c;
+	int i;
+
+	close(gate_ready[1]);
+	close(gate_go[0]);
+	for (i = 0; i < nprocs; i++)
+		if (read(gate_ready[0], &c, 1) != 1)
+			wl_die("a process died before it was ready");
+}
+
+void wl_gate_go(void)
+{
+	close(gate_go[1]);	/* EOF wakes every child */
+}

@@ -41,6 +41,17 @@ size_t wl_check(const void *page, uint64_t seed);
 long wl_oracle(long copies);
 long wl_max_page_sharing(void);
 
+/*
+ * Start line for multi-process workloads: wl_gate_open() before forking;
+ * each child calls wl_gate_ready() once its memory is set up, which blocks
+ * until the parent, having seen all of them ready (wl_gate_wait_ready()),
+ * calls wl_gate_go(). So every process's window starts at "ready".
+ */
+void wl_gate_open(void);
+void wl_gate_ready(void);
+void wl_gate_wait_ready(int nprocs);
+void wl_gate_go(void);
+
 void wl_report(const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 double wl_now(void);
