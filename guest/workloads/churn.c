@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 {
 	static const struct wl_opts defaults = { .size_mb = 8, .seconds = 20, .procs = 3 };
 	struct wl_opts o;
-	int i, failed = 0, status;
+	int i, failed = 0;
 	pid_t pids[64];
 
 	wl_init("churn", argc, argv, &o, &defaults);
@@ -188,13 +188,7 @@ int main(int argc, char **argv)
 			run(i, o.seconds, !o.no_merge);
 	}
 	wl_report("ready", "oracle_pages=0 procs=%d pages_per_proc=%zu", o.procs, npages);
-	for (i = 0; i < o.procs; i++) {
-		if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
-		    WEXITSTATUS(status)) {
-			printf("churn: process %d failed (status %#x)\n", i, status);
-			failed = 1;
-		}
-	}
+	failed = wl_wait_all(pids, o.procs) != 0;
 	wl_report("result", "content_ok=%d", !failed);
 	return failed;
 }

@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	static const struct wl_opts defaults = { .size_mb = 64, .seconds = 60, .procs = 2,
 						 .param = 10 };
 	const char *hot_mode = getenv("WL_HOT"), *nices = getenv("WL_NICE");
-	int nodes = nr_nodes(), k, status, failed = 0, differ = 0;
+	int nodes = nr_nodes(), k, failed = 0, differ = 0;
 	int nice_of[64] = { 0 };
 	char pidlist[64 * 12] = "";
 	struct wl_opts o;
@@ -193,10 +193,7 @@ int main(int argc, char **argv)
 		  (long)npages * wl_oracle(o.procs), npages * o.procs, pidlist, nodes,
 		  differ ? "differ" : "same");
 	wl_gate_go();
-	for (k = 0; k < o.procs; k++)
-		if (waitpid(pids[k], &status, 0) != pids[k] || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			failed = 1;
+	failed = wl_wait_all(pids, o.procs) != 0;
 	wl_report("result", "content_ok=%d", !failed);
 	return failed;
 }

@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	size_t npages, total, i, got;
 	struct hash *all;
 	long oracle = 0, mps;
-	int fds[64][2], k, status, failed = 0;
+	int fds[64][2], k, failed = 0;
 	pid_t pids[64];
 	char pidlist[64 * 12] = "";
 
@@ -197,18 +197,14 @@ int main(int argc, char **argv)
 
 		while (j < total && !cmp_hash(&all[i], &all[j]))
 			j++;
-		if (j - i > 1)
-			oracle += (j - i) - ((j - i) + mps - 1) / mps;
+		oracle += wl_chain_saving(j - i, mps);
 		i = j;
 	}
 	wl_gate_wait_ready(o.procs);
 	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%s files=%d",
 		  oracle, total, pidlist, nfiles);
 	wl_gate_go();
-	for (k = 0; k < o.procs; k++)
-		if (waitpid(pids[k], &status, 0) != pids[k] || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			failed = 1;
+	failed = wl_wait_all(pids, o.procs) != 0;
 	wl_report("result", "content_ok=%d", !failed);
 	return failed;
 }

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	static const struct wl_opts defaults = { .size_mb = 256, .seconds = 60, .procs = 2 };
 	struct wl_opts o;
 	size_t npages;
-	int i, status, failed = 0;
+	int i, failed = 0;
 	pid_t pids[2];
 
 	wl_init(NAME, argc, argv, &o, &defaults);
@@ -74,10 +74,7 @@ int main(int argc, char **argv)
 	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%d,%d",
 		  IDENTICAL(0) ? wl_oracle(npages) : 0, 2 * npages, pids[0], pids[1]);
 	wl_gate_go();
-	for (i = 0; i < 2; i++)
-		if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			failed = 1;
+	failed = wl_wait_all(pids, 2) != 0;
 	wl_report("result", "content_ok=%d", !failed);
 	return failed;
 }

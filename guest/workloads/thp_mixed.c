@@ -84,8 +84,7 @@ int main(int argc, char **argv)
 		}
 	mps = wl_max_page_sharing();
 	for (i = 0; i < 4; i++)
-		if (copies[i] > 1)
-			oracle += copies[i] - (copies[i] + mps - 1) / mps;
+		oracle += wl_chain_saving(copies[i], mps);
 	kept_start = anon_huge_kb(mem);
 	if (!o.no_merge && madvise(mem, nh * HPAGE, MADV_MERGEABLE))
 		wl_die("MADV_MERGEABLE: %s", strerror(errno));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,13 +133,29 @@ long wl_max_page_sharing(void)
 	return v;
 }
 
-long wl_oracle(long copies)
+long wl_chain_saving(long copies, long max_page_sharing)
 {
-	long mps = wl_max_page_sharing();
-
 	if (copies < 2)
 		return 0;
-	return copies - (copies + mps - 1) / mps;
+	return copies - (copies + max_page_sharing - 1) / max_page_sharing;
+}
+
+long wl_oracle(long copies)
+{
+	return wl_chain_saving(copies, wl_max_page_sharing());
+}
+
+int wl_wait_all(const pid_t *pids, int n)
+{
+	int i, status, failed = 0;
+
+	for (i = 0; i < n; i++)
+		if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			printf("%s: process %d failed (status %#x)\n", wl_name, i, status);
+			failed++;
+		}
+	return failed;
 }
 
 void wl_report(const char *what, const char *fmt, ...)

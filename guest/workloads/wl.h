@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/types.h>
 
 struct wl_opts {
 	long size_mb;		/* each process's region, MiB */
@@ -39,6 +40,9 @@ size_t wl_check(const void *page, uint64_t seed);
 
 /* pages_sharing that `copies` identical pages give, with chains. */
 long wl_oracle(long copies);
+long wl_chain_saving(long copies, long max_page_sharing);
+/* Wait for every child; returns how many failed (non-zero exit, signal). */
+int wl_wait_all(const pid_t *pids, int n);
 long wl_max_page_sharing(void);
 
 /*
