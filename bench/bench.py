@@ -227,11 +227,12 @@ def plot(summary, runs, outdir):
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
         for eng in summary["engines"]:
             for r in runs:
-                if r["workload"] != wl or r["engine"] != eng or not r["samples"]:
+                S = [s for s in r["samples"] if s["t"] <= summary["window_s"] - 0.25]
+                if r["workload"] != wl or r["engine"] != eng or not S:
                     continue
-                t = [s["t"] for s in r["samples"]]
-                mb = [(s["sharing"] + max(s["zero"], 0)) * PAGE / 2**20 for s in r["samples"]]
-                cpu = [(s["engine_ns"] - r["samples"][0]["engine_ns"]) / 1e9 for s in r["samples"]]
+                t = [s["t"] for s in S]
+                mb = [(s["sharing"] + max(s["zero"], 0)) * PAGE / 2**20 for s in S]
+                cpu = [(s["engine_ns"] - S[0]["engine_ns"]) / 1e9 for s in S]
                 label = eng if r["rep"] == 1 else None
                 ax1.plot(t, mb, label=label, alpha=0.9 if r["rep"] == 1 else 0.35,
                          color="C%d" % summary["engines"].index(eng))

@@ -22,6 +22,9 @@ for f in "${frags[@]}"; do files+=("$TOP/kernel/config/$f.config"); done
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Paths below the checkout are hashed relative to it, so a fresh clone
+# elsewhere (CI) hits the cache of an earlier build.
+export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true
 export KBUILD_BUILD_USER=ksm KBUILD_BUILD_HOST=harness
 kmake() { make -C "$SRC" O="$OBJ" CC="ccache gcc" -j"$JOBS" -s "$@"; }
 
