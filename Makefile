@@ -10,7 +10,7 @@ SIZE_MB ?= 0
 REPEAT ?= 3
 WINDOW ?= 60
 
-.PHONY: bench bench-check demo all deps prepare kernel kernel-release guest test test-only variants \
+.PHONY: bench baseline bench-check demo all deps prepare kernel kernel-release guest test test-only variants \
 	export-patches checkpatch selftest clean distclean help
 
 all: test
@@ -50,6 +50,12 @@ test-only:
 bench: kernel-release guest
 	@$(PY) bench/bench.py --workloads "$(WORKLOADS)" --engines "$(ENGINES)" \
 		--size-mb $(SIZE_MB) --repeat $(REPEAT) --window $(WINDOW)
+
+# The stock baseline in docs/results.md: every workload at its default size.
+baseline: kernel-release guest
+	@$(PY) bench/bench.py --workloads "static-mix sparse cow-broken short-lived similar-images numa-mirror numa-mirror-differ thp-mixed churn" \
+		--engines "none ksm-100 ksm-1000 ksm-2000 ksm-advisor" --repeat $(REPEAT) \
+		--window $(WINDOW) --publish docs/results.md
 
 bench-check:
 	@$(PY) bench/check.py

@@ -48,6 +48,15 @@ class MetricsTest(unittest.TestCase):
         r = self.run_of(sample(0, 1100, 0, 1100))
         self.assertEqual(bench.metrics(r, 60)["saved_agree"], 0)
 
+    def test_no_oracle_no_pids(self):
+        r = bench.parse_run(["@@WL ready name=churn procs=3", sample(0, 50, 0, 0),
+                             sample(1, 60, 10, 0), "@@WL result name=churn content_ok=1", "@@X rc=0"])
+        m = bench.metrics(r, 60)
+        self.assertIsNone(m["oracle_pages"])
+        self.assertIsNone(m["t50_s"])
+        self.assertIsNone(m["saved_pages"])
+        self.assertEqual(bench.consistency(m), [])
+
     def test_no_ready(self):
         m = bench.metrics(bench.parse_run(["@@X rc=1"]), 60)
         self.assertIn("error", m)
