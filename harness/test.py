@@ -183,6 +183,10 @@ def main(argv=None):
         return 1
     if args.only:
         tests = [t for t in tests if re.search(args.only, t["name"])]
+        if not tests:
+            print("no test in %s matches --only %r" % (args.manifest, args.only))
+            print("0 passed, 1 failed")
+            return 1
     logdir = args.logdir or os.path.join(TOP, "build", "test",
                                          datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(logdir, exist_ok=True)

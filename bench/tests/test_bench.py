@@ -44,6 +44,17 @@ class MetricsTest(unittest.TestCase):
         self.assertTrue(any("pagemap saving 400 vs KSM 500" in p for p in probs))
         self.assertIn("contents not verified", probs)
 
+    def test_stale_count_after_cow_breaks_is_allowed(self):
+        def s2(t, full, sharing, pm, cow):
+            return ("@@S t=%d pre=%d sharing=%d shared=1 zero=0 full_scans=%d scanned=0 skipped=0 "
+                    "engine_ns=0 cow_ksm=%d saved_pm=%d" % (t, sharing, sharing, full, cow, pm))
+        r = self.run_of(s2(0, 0, 0, 0, 0), s2(1, 1, 900, 900, 10), s2(2, 2, 900, 900, 50),
+                        s2(3, 2, 900, 700, 250))
+        self.assertEqual(bench.metrics(r, 60)["saved_agree"], 1)   # 240 breaks since scan 1
+        r = self.run_of(s2(0, 0, 0, 0, 0), s2(1, 1, 900, 900, 10), s2(2, 2, 900, 900, 200),
+                        s2(3, 3, 900, 700, 210))
+        self.assertEqual(bench.metrics(r, 60)["saved_agree"], 0)   # only 10 since scan 2
+
     def test_over_oracle_fails(self):
         r = self.run_of(sample(0, 1100, 0, 1100))
         self.assertEqual(bench.metrics(r, 60)["saved_agree"], 0)

@@ -160,9 +160,6 @@ int main(int argc, char **argv)
 	list_files();
 	npages = o.size_mb * (1 << 20) / wl_psize;
 	total = npages * o.procs;
-	all = malloc(total * sizeof(*all));
-	if (!all)
-		wl_die("out of memory");
 	wl_gate_open();
 	for (k = 0; k < o.procs; k++) {
 		if (pipe(fds[k]))
@@ -177,6 +174,12 @@ int main(int argc, char **argv)
 		close(fds[k][1]);
 		snprintf(pidlist + strlen(pidlist), 12, "%s%d", k ? "," : "", pids[k]);
 	}
+	/* Allocated after the forks: memory the children inherit and never
+	 * write would be shared without KSM and counted as saved.
+	 */
+	all = malloc(total * sizeof(*all));
+	if (!all)
+		wl_die("out of memory");
 	for (k = 0; k < o.procs; k++) {
 		char *dst = (char *)(all + k * npages);
 		size_t want = npages * sizeof(*all);
