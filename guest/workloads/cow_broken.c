@@ -3,7 +3,7 @@
  * cow-broken (UKSM paper section 8.1.2): a region of identical pages
  * (64 MiB unless --size-mb says otherwise); every 10 ms one page is
  * rewritten with the same content, sweeping the region. Counts the writes
- * that landed on KSM pages (pagemap PFN, then KPF_KSM in /proc/kpageflags).
+ * that landed on merged pages (pagemap: present, not mapped exclusively).
  *
  *   cow-broken [--size-mb 64] [--seconds 60] [--param interval_ms (10)]
  */
@@ -16,22 +16,23 @@
 
 #include "wl.h"
 
-#define KPF_KSM		21
 #define SEED		11
 
-static int pagemap_fd, kpageflags_fd;
+static int pagemap_fd;
 
-static int is_ksm(const void *addr)
+/*
+ * Whether the page at addr is merged: present and not mapped exclusively
+ * (pagemap bit 56). Nothing else shares these pages (no fork), so a shared
+ * page is a KSM page. KPF_KSM cannot be used: in 6.12 stable_page_flags()
+ * tests mapping & PAGE_MAPPING_KSM, which is true for every anonymous page.
+ */
+static int is_merged(const void *addr)
 {
-	uint64_t pme, flags;
+	uint64_t pme;
 
-	if (pread(pagemap_fd, &pme, 8, ((uintptr_t)addr / wl_psize) * 8) != 8 ||
-	    !(pme >> 63))
+	if (pread(pagemap_fd, &pme, 8, ((uintptr_t)addr / wl_psize) * 8) != 8)
 		return 0;
-	pme &= (1ULL << 55) - 1;
-	if (!pme || pread(kpageflags_fd, &flags, 8, pme * 8) != 8)
-		return 0;
-	return (flags >> KPF_KSM) & 1;
+	return (pme >> 63) & 1 && !((pme >> 56) & 1);
 }
 
 int main(int argc, char **argv)
@@ -48,9 +49,8 @@ int main(int argc, char **argv)
 		wl_die("--param (interval in ms) must be at least 1");
 	npages = o.size_mb * (1 << 20) / wl_psize;
 	pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
-	kpageflags_fd = open("/proc/kpageflags", O_RDONLY);
-	if (pagemap_fd < 0 || kpageflags_fd < 0)
-		wl_die("pagemap/kpageflags: %s (needs root and PROC_PAGE_MONITOR)", strerror(errno));
+	if (pagemap_fd < 0)
+		wl_die("pagemap: %s (needs PROC_PAGE_MONITOR)", strerror(errno));
 	mem = wl_map(npages, o.thp, false);
 	for (p = 0; p < npages; p++)
 		wl_fill(mem + p * wl_psize, SEED);
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	for (p = 0; wl_now() < end; p = (p + 1) % npages) {
 		char *page = mem + p * wl_psize;
 
-		on_ksm += is_ksm(page);
+		on_ksm += is_merged(page);
 		/* Same content, written: a write fault breaks COW on a KSM page. */
 		((volatile uint64_t *)page)[0] = wl_word(SEED, 0);
 		writes++;

@@ -29,7 +29,6 @@
 #include "wl.h"
 
 #define MPOL_BIND	2
-#define KPF_KSM		21
 
 static int nr_nodes(void)
 {
@@ -82,16 +81,14 @@ static int page_node(void *addr)
 	return status;
 }
 
-static int is_ksm(int pm, int kpf, void *addr)
+/* Merged: present and not mapped exclusively (see cow_broken.c on KPF_KSM). */
+static int is_merged(int pm, void *addr)
 {
-	uint64_t pme, flags;
+	uint64_t pme;
 
-	if (pread(pm, &pme, 8, ((uintptr_t)addr / wl_psize) * 8) != 8 || !(pme >> 63))
+	if (pread(pm, &pme, 8, ((uintptr_t)addr / wl_psize) * 8) != 8)
 		return 0;
-	pme &= (1ULL << 55) - 1;
-	if (!pme || pread(kpf, &flags, 8, pme * 8) != 8)
-		return 0;
-	return (flags >> KPF_KSM) & 1;
+	return (pme >> 63) & 1 && !((pme >> 56) & 1);
 }
 
 static void instance(int k, int node, int nice_val, size_t npages,
@@ -103,7 +100,7 @@ static void instance(int k, int node, int nice_val, size_t npages,
 	double start, end;
 	size_t p, i;
 	char *mem;
-	int pm, kpf;
+	int pm;
 
 	if (nice_val && setpriority(PRIO_PROCESS, 0, nice_val))
 		wl_die("setpriority(%d): %s", nice_val, strerror(errno));
@@ -129,13 +126,12 @@ static void instance(int k, int node, int nice_val, size_t npages,
 		wl_sleep(0.05);
 	}
 	pm = open("/proc/self/pagemap", O_RDONLY);
-	kpf = open("/proc/kpageflags", O_RDONLY);
 	for (p = 0; p < npages; p++) {
 		char *addr = mem + p * wl_psize;
 		int where = page_node(addr);
 		int in_hot = (p + npages - first) % npages < hot;
 
-		if (pm >= 0 && kpf >= 0 && is_ksm(pm, kpf, addr)) {
+		if (pm >= 0 && is_merged(pm, addr)) {
 			merged++;
 			local += where == node;
 		}
