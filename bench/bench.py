@@ -66,6 +66,35 @@ def engine_cmd(knobs):
     return " && ".join("ksm-set %s %s" % tuple(kv.split("=", 1)) for kv in knobs)
 
 
+# Every sample line carries these; the sampler prints saved_pm last.
+SAMPLE_KEYS = ("t", "sharing", "zero", "full_scans", "engine_ns", "saved_pm")
+KMSG_TAIL = re.compile(r"\[\s*\d+\.\d+\].*$")
+
+
+def parse_sample(text):
+    """One '@@S k=v ...' body -> dict, or None when the console tore it.
+
+    The serial console interleaves kernel messages with the guest's
+    output, so a sample line can end in '[  279.46] random: ...' and a
+    number before it may be cut short: such a sample is dropped
+    (counted), never misread.
+    """
+    if KMSG_TAIL.search(text):
+        return None
+    s = {}
+    for x in text.split():
+        k, sep, v = x.partition("=")
+        if not sep:
+            return None
+        try:
+            s[k] = float(v) if k == "t" else int(v)
+        except ValueError:
+            return None
+    if any(k not in s for k in SAMPLE_KEYS):
+        return None
+    return s
+
+
 def parse_run(output):
     """The sampler's and workload's lines -> dict."""
     run = {"samples": [], "ready": None, "result": {}, "rc": None}
@@ -82,11 +111,11 @@ def parse_run(output):
             continue
         m = re.search(r"@@S (.*)$", line)
         if m:
-            s = {}
-            for x in m.group(1).split():
-                k, v = x.split("=", 1)
-                s[k] = float(v) if k == "t" else int(v)
-            run["samples"].append(s)
+            s = parse_sample(m.group(1))
+            if s is not None:
+                run["samples"].append(s)
+            else:
+                run["torn_samples"] = run.get("torn_samples", 0) + 1
             continue
         m = re.search(r"@@X rc=(-?\d+)", line)
         if m:
@@ -213,6 +242,11 @@ def fmt(v, nd=2):
     return str(v)
 
 
+def whole(v):
+    """Counts the workload printed as integers come back as floats."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
 def results_md(summary):
     cols = ["t50_s", "t90_s", "t99_s", "saved_oracle_pct", "engine_cpu_s",
             "engine_cpu_window_s", "efficiency_mb_per_cpu_s", "examined_pages_per_cpu_s",
@@ -229,7 +263,39 @@ def results_md(summary):
             agg = summary["aggregate"].get("%s/%s" % (wl, eng), {})
             lines.append("| %s | " % eng + " | ".join(fmt(agg.get(c, {}).get("median")) for c in cols) + " |")
         lines.append("")
+        lines += figures_md(summary, wl, cols)
     return "\n".join(lines) + "\n"
+
+
+# Columns of the second table: the counts behind the ratios, then
+# whatever the workload itself reports (thp_kept_pct, writes, ...).
+FIGURES = ["saved_pages", "oracle_pages", "ksm_saved_pages", "efficiency_window_mb_per_cpu_s",
+           "examined_pages", "skipped_pages"]
+NOT_FIGURES = {"window_s", "saved_agree", "saved_mb_at_t99", "instances"}
+INSTANCE_COLS = ["node", "nice", "merged_pages", "merged_local_pct", "hot_remote_pct",
+                 "hot_reads_per_s"]
+
+
+def figures_md(summary, wl, main_cols):
+    aggs = [summary["aggregate"].get("%s/%s" % (wl, e), {}) for e in summary["engines"]]
+    own = sorted({k for a in aggs for k in a} - set(FIGURES) - set(main_cols) - NOT_FIGURES)
+    cols = FIGURES + own
+    lines = ["| engine | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for eng, agg in zip(summary["engines"], aggs):
+        lines.append("| %s | " % eng + " | ".join(fmt(agg.get(c, {}).get("median")) for c in cols) + " |")
+    lines.append("")
+    inst = [(r["engine"], r["rep"], i) for r in summary["runs"] if r["workload"] == wl
+            for i in r["metrics"].get("instances") or []]
+    if inst:
+        lines += ["Instances (every repetition):", "",
+                  "| engine | rep | instance | " + " | ".join(INSTANCE_COLS) + " |",
+                  "|---" * (len(INSTANCE_COLS) + 3) + "|"]
+        for eng, rep, i in sorted(inst, key=lambda x: (summary["engines"].index(x[0]), x[1],
+                                                       str(x[2].get("instance")))):
+            lines.append("| %s | %d | %s | " % (eng, rep, i.get("instance", "?")) +
+                         " | ".join(fmt(whole(i.get(c))) for c in INSTANCE_COLS) + " |")
+        lines.append("")
+    return lines
 
 
 def plot(summary, runs, outdir):
@@ -289,6 +355,9 @@ def main(argv=None):
     ap.add_argument("--outdir", default=None)
     ap.add_argument("--publish", default=None, metavar="MD",
                     help="also write the results table to this file (docs/results.md)")
+    ap.add_argument("--from-log", default=None, metavar="DIR",
+                    help="re-analyse DIR/serial.log of a finished bench run given the same "
+                    "workload, engine, size, repeat, window and node options, without booting")
     args = ap.parse_args(argv)
 
     engines_conf, demo_engines = read_engines()
@@ -307,6 +376,11 @@ def main(argv=None):
 
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = args.outdir or os.path.join(TOP, "build", "bench", stamp)
+    if args.from_log:
+        outdir = args.outdir = os.path.abspath(args.from_log)
+        stamp = os.path.basename(outdir)
+        if not os.path.isfile(os.path.join(outdir, "serial.log")):
+            ap.error("--from-log: no serial.log in %s" % outdir)
     os.makedirs(os.path.join(outdir, "series"), exist_ok=True)
 
     plan = []
@@ -317,10 +391,17 @@ def main(argv=None):
                     engine_cmd(engines_conf[eng]),
                     WORKLOADS[wl].format(size=sizes[wl], window=args.window))
                 plan.append(("bench/%s/%s/%d" % (wl, eng, rep), args.window + 300, cmd))
-    print("bench: %d runs of %ds in one boot (%d MiB, %d nodes); logs in %s" % (
-        len(plan), args.window, args.mem, args.nodes, outdir), flush=True)
-    boot = vm.run(args.kernel, args.initrd, plan, os.path.join(outdir, "serial.log"),
-                  mem_mb=args.mem, nodes=args.nodes)
+    log = os.path.join(outdir, "serial.log")
+    if args.from_log:
+        print("bench: re-analysing %d runs from %s" % (len(plan), log), flush=True)
+        boot = vm.from_log(log, nodes=args.nodes)
+        missing = [n for n, _, _ in plan if n not in boot.tests]
+        if len(missing) == len(plan):
+            ap.error("--from-log: none of the planned runs is in %s (other options?)" % log)
+    else:
+        print("bench: %d runs of %ds in one boot (%d MiB, %d nodes); logs in %s" % (
+            len(plan), args.window, args.mem, args.nodes, outdir), flush=True)
+        boot = vm.run(args.kernel, args.initrd, plan, log, mem_mb=args.mem, nodes=args.nodes)
 
     runs, failures = [], list(boot.problems())
     for name, _, _ in plan:
@@ -333,7 +414,8 @@ def main(argv=None):
         probs = consistency(m)
         failures += ["%s: %s" % (name, p) for p in probs]
         runs.append({"workload": wl, "engine": eng, "rep": int(rep), "metrics": m,
-                     "samples": run["samples"], "problems": probs})
+                     "samples": run["samples"], "problems": probs,
+                     "torn_samples": run.get("torn_samples", 0)})
         with open(os.path.join(outdir, "series", "%s_%s_%s.csv" % (wl, eng, rep)), "w") as f:
             keys = ["t", "pre", "sharing", "shared", "zero", "full_scans", "scanned", "skipped",
                     "engine_ns", "cow_ksm", "saved_pm"]

@@ -201,6 +201,13 @@ def parse(lines, boot):
     return boot
 
 
+def from_log(log_path, smp=2, nodes=2):
+    """Parse the serial log a finished run() kept, without booting."""
+    boot = Boot(log_path, want={"nodes": nodes, "cpus": max(smp, nodes)})
+    with open(log_path, errors="replace") as f:
+        return parse(f.readlines(), boot)
+
+
 def run(kernel, base_initrd, tests, log_path, mem_mb=3072, smp=2, nodes=2,
         timeout=None, append=""):
     """Boot once and run tests [(name, timeout_s, command[, tries])]; return a Boot."""

@@ -68,6 +68,12 @@ class MetricsTest(unittest.TestCase):
         self.assertIsNone(m["saved_pages"])
         self.assertEqual(bench.consistency(m), [])
 
+    def test_torn_sample_is_dropped(self):
+        torn = sample(0.1, 50, 10)[:-3] + "[  279.461766] random: crng init done"
+        r = self.run_of(sample(0, 0, 0), torn, "@@S t=0.2 sharing=", sample(0.3, 60, 20))
+        self.assertEqual([s["t"] for s in r["samples"]], [0, 0.3])
+        self.assertEqual(r["torn_samples"], 2)
+
     def test_no_ready(self):
         m = bench.metrics(bench.parse_run(["@@X rc=1"]), 60)
         self.assertIn("error", m)
