@@ -25,6 +25,18 @@ static const struct {
 	{ "advisor_mode", "fast" },
 	{ "advisor_max_cpu", "lots" },
 	{ "stable_node_chains_prune_millisecs", "soon" },
+	/* The adaptive engine's (absent, hence skipped, without it). */
+	{ "scanner", "ukm" },
+	{ "scanner", "uksm uksm" },
+	{ "uksm_governor", "turbo" },
+	{ "uksm_levels", "1" },
+	{ "uksm_levels", "9" },
+	{ "uksm_dup_pct", "101" },
+	{ "uksm_cow_pct", "1001" },
+	{ "uksm_life_ms", "600001" },
+	{ "uksm_life_ms", "-1" },
+	{ "uksm_bottom_cpu_permille", "0" },
+	{ "uksm_bottom_cpu_permille", "1001" },
 };
 
 int main(void)
@@ -34,7 +46,7 @@ int main(void)
 	int err;
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(bad));
+	ksft_set_plan(ARRAY_SIZE(bad) + 1);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		if (ksm_read(bad[i].knob, before, sizeof(before))) {
 			ksft_test_result_skip("%s absent\n", bad[i].knob);
@@ -46,6 +58,21 @@ int main(void)
 				 "%s <- '%s': %s, value %s\n", bad[i].knob,
 				 bad[i].val, err ? strerror(-err) : "accepted",
 				 strcmp(before, after) ? "changed" : "kept");
+	}
+
+	/* The advisor and the distilling scanner exclude each other. */
+	if (ksm_read("scanner", before, sizeof(before))) {
+		ksft_test_result_skip("scanner absent\n");
+	} else if (ksm_write("advisor_mode", "scan-time")) {
+		ksft_test_result_fail("advisor_mode <- scan-time refused\n");
+	} else {
+		err = ksm_write("scanner", "uksm");
+		ksm_read("scanner", after, sizeof(after));
+		ksft_test_result(err == -EBUSY && !strcmp(before, after),
+				 "scanner <- uksm beside the advisor: %s\n",
+				 err ? strerror(-err) : "accepted");
+		ksm_write("scanner", "stock");
+		ksm_write("advisor_mode", "none");
 	}
 	ksft_finished();
 }

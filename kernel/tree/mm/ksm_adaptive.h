@@ -25,4 +25,17 @@ int ksm_choice_parse(const struct ksm_choice *choice, const char *buf);
 ssize_t ksm_choice_show(const struct ksm_choice *choice, unsigned int cur,
 			char *buf);
 
+/* Scanners: KSM's own walk, or UKSM's region distilling. */
+enum ksm_scanner {
+	KSM_SCANNER_STOCK,
+	KSM_SCANNER_UKSM,
+	KSM_NR_SCANNERS,
+};
+
+/* In mm/ksm.c: switch under ksm_thread_mutex; -EBUSY beside the advisor. */
+int ksm_get_scanner(void);
+int ksm_set_scanner(int scanner);
+
+int ksm_adaptive_sysfs_init(void);
+
 #endif /* __MM_KSM_ADAPTIVE_H */

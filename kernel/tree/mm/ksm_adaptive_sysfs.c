@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The adaptive KSM engine's knobs and statistics, merged into
+ * /sys/kernel/mm/ksm/ beside KSM's own. Documented in
+ * Documentation/ABI/testing/sysfs-kernel-mm-ksm-adaptive.
+ *
+ * A write that does not parse or is out of range returns -EINVAL and
+ * changes nothing.
+ */
+
+#include <linux/kobject.h>
+#include <linux/kstrtox.h>
+#include <linux/mm.h>
+#include <linux/sysfs.h>
+
+#include "ksm_adaptive.h"
+#include "ksm_distill.h"
+
+static const char * const scanner_names[KSM_NR_SCANNERS] = {
+	"stock", "uksm",
+};
+
+static const struct ksm_choice scanner_choice = {
+	.names = scanner_names,
+	.nr = KSM_NR_SCANNERS,
+};
+
+static ssize_t scanner_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return ksm_choice_show(&scanner_choice, ksm_get_scanner(), buf);
+}
+
+static ssize_t scanner_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	int mode = ksm_choice_parse(&scanner_choice, buf);
+	int err;
+
+	if (mode < 0)
+		return mode;
+	err = ksm_set_scanner(mode);
+	return err ? err : count;
+}
+
+static const char * const governor_names[KSM_NR_GOVERNORS] = {
+	"full", "medium", "low", "quiet",
+};
+
+static const struct ksm_choice governor_choice = {
+	.names = governor_names,
+	.nr = KSM_NR_GOVERNORS,
+};
+
+static ssize_t uksm_governor_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return ksm_choice_show(&governor_choice,
+			       READ_ONCE(ksm_distill_knobs.governor), buf);
+}
+
+static ssize_t uksm_governor_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	int mode = ksm_choice_parse(&governor_choice, buf);
+
+	if (mode < 0)
+		return mode;
+	WRITE_ONCE(ksm_distill_knobs.governor, mode);
+	return count;
+}
+
+/* An unsigned knob with an inclusive range. */
+static ssize_t store_uint(const char *buf, size_t count, unsigned int *knob,
+			  unsigned int min, unsigned int max)
+{
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(buf, 10, &v);
+	if (err || v < min || v > max)
+		return -EINVAL;
+	WRITE_ONCE(*knob, v);
+	return count;
+}
+
+#define KSM_UINT_KNOB(_name, _field, _min, _max)			\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%u\n", READ_ONCE(ksm_distill_knobs._field)); \
+}									\
+static ssize_t _name##_store(struct kobject *kobj,			\
+			     struct kobj_attribute *attr,		\
+			     const char *buf, size_t count)		\
+{									\
+	return store_uint(buf, count, &ksm_distill_knobs._field,	\
+			  _min, _max);					\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RW(_name)
+
+KSM_UINT_KNOB(uksm_levels, nr_levels, 2, KSM_DISTILL_MAX_LEVELS);
+KSM_UINT_KNOB(uksm_dup_pct, th.dup_pct, 0, 100);
+KSM_UINT_KNOB(uksm_cow_pct, th.cow_pct, 0, 1000);
+KSM_UINT_KNOB(uksm_life_ms, th.life_ms, 0, 600000);
+KSM_UINT_KNOB(uksm_bottom_cpu_permille, bottom_permille, 1, 1000);
+
+#define KSM_STAT(_name, _expr)						\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%lu\n", (unsigned long)(_expr));	\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+KSM_STAT(uksm_rounds, READ_ONCE(ksm_distill_stats.rounds));
+KSM_STAT(uksm_promotions, READ_ONCE(ksm_distill_stats.promotions));
+KSM_STAT(uksm_demotions, READ_ONCE(ksm_distill_stats.demotions));
+KSM_STAT(uksm_pages_sampled, READ_ONCE(ksm_distill_stats.sampled));
+KSM_STAT(uksm_pages_skipped, READ_ONCE(ksm_distill_stats.skipped));
+KSM_STAT(uksm_cow_breaks, atomic_long_read(&ksm_distill_stats.cow_breaks));
+KSM_STAT(uksm_page_ns, READ_ONCE(ksm_distill_stats.page_ns));
+
+/* One number per level, lowest first. */
+static ssize_t show_levels(char *buf, const unsigned long *v)
+{
+	unsigned int l, n = READ_ONCE(ksm_distill_knobs.nr_levels);
+	ssize_t len = 0;
+
+	for (l = 0; l < n; l++)
+		len += sysfs_emit_at(buf, len, l ? " %lu" : "%lu",
+				     READ_ONCE(v[l]));
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static ssize_t uksm_regions_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return show_levels(buf, ksm_distill_stats.regions);
+}
+
+static struct kobj_attribute uksm_regions_attr = __ATTR_RO(uksm_regions);
+
+static ssize_t uksm_intervals_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	return show_levels(buf, ksm_distill_stats.interval);
+}
+
+static struct kobj_attribute uksm_intervals_attr = __ATTR_RO(uksm_intervals);
+
+static struct kobj_attribute scanner_attr = __ATTR_RW(scanner);
+static struct kobj_attribute uksm_governor_attr = __ATTR_RW(uksm_governor);
+
+static struct attribute *ksm_adaptive_attrs[] = {
+	&scanner_attr.attr,
+	&uksm_governor_attr.attr,
+	&uksm_levels_attr.attr,
+	&uksm_dup_pct_attr.attr,
+	&uksm_cow_pct_attr.attr,
+	&uksm_life_ms_attr.attr,
+	&uksm_bottom_cpu_permille_attr.attr,
+	&uksm_rounds_attr.attr,
+	&uksm_promotions_attr.attr,
+	&uksm_demotions_attr.attr,
+	&uksm_pages_sampled_attr.attr,
+	&uksm_pages_skipped_attr.attr,
+	&uksm_cow_breaks_attr.attr,
+	&uksm_page_ns_attr.attr,
+	&uksm_regions_attr.attr,
+	&uksm_intervals_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ksm_adaptive_attr_group = {
+	.attrs = ksm_adaptive_attrs,
+	.name = "ksm",
+};
+
+/* Called by ksm_init() once /sys/kernel/mm/ksm/ exists. */
+int ksm_adaptive_sysfs_init(void)
+{
+	return sysfs_merge_group(mm_kobj, &ksm_adaptive_attr_group);
+}

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hierarchical region distilling for KSM (UKSM, Xia et al., FAST '18).
+ *
+ * Every mergeable VMA is a region. Regions sit on levels 0 (lowest) to
+ * nr_levels - 1; each level is sampled at its own interval, denser higher
+ * up, with a per-region offset permutation so that successive rounds pick
+ * different pages. A global round is one walk of KSM's cursor over every
+ * mm; when the walk meets a region for the first time in a round, the
+ * region's previous round is judged: promoted when its duplication ratio
+ * is above Vdup, its COW-break ratio below Vcow and it is older than
+ * Vlife, back to level 0 when its sampled pages were all merged already,
+ * demoted otherwise.
+ *
+ * CPU is spent by budget: while ksmd examines pages of level l, it sleeps
+ * so that it uses the share p_l of a core, where the top level's share is
+ * the governor's, each level below gets half the share of the one above,
+ * and the lowest gets the bottom share (0.2% by default). Level l's
+ * interval follows from its pages L_l, the measured cost s of examining a
+ * page and its part t_l = t / nr_levels of the governor's round time t:
+ * interval = L_l * s / (t_l * p_l) (UKSM section 5.3).
+ *
+ * Locking: every function here but ksm_distill_cow() and the statistics
+ * readers runs in ksmd under ksm_thread_mutex, for the regions of an mm
+ * whose mmap lock ksmd holds for read. The region list of an mm is changed
+ * under its ksm_distill_mm.lock, which ksm_distill_cow() (the fault path,
+ * under ksm_mmlist_lock) takes to count a COW break.
+ */
+
+#include <linux/gcd.h>
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "ksm_adaptive.h"
+#include "ksm_distill.h"
+
+const struct ksm_governor ksm_governors[KSM_NR_GOVERNORS] = {
+	{ "full", 950, 2000 },
+	{ "medium", 475, 4000 },
+	{ "low", 237, 8000 },
+	{ "quiet", 10, 20000 },
+};
+
+struct ksm_distill_knobs ksm_distill_knobs = {
+	.governor = 0,
+	.nr_levels = 4,
+	.bottom_permille = 2,
+	.th = { .dup_pct = 10, .cow_pct = 10, .life_ms = 0 },
+};
+
+struct ksm_distill_stats ksm_distill_stats;
+
+/* ksmd's state of the current round; ksmd only. */
+static struct {
+	unsigned long round;
+	unsigned int nr_levels;
+	struct ksm_distill_thresholds th;
+	unsigned long interval[KSM_DISTILL_MAX_LEVELS];
+	/* Pages and regions per level met so far in this round. */
+	unsigned long pages[KSM_DISTILL_MAX_LEVELS];
+	unsigned long regions[KSM_DISTILL_MAX_LEVELS];
+	/* Examined pages per level since the last batch_sleep_ns(). */
+	unsigned long batch[KSM_DISTILL_MAX_LEVELS];
+	/* Estimated cost of examining one page, walk included (ns). */
+	u64 page_ns;
+	/* Coverage: regions met this round not yet sampled through. */
+	unsigned long epoch;
+	unsigned long uncovered;
+} ds = {
+	.nr_levels = 4,
+	.page_ns = 10000,
+};
+
+static struct kmem_cache *region_cache;
+
+/**
+ * ksm_level_permille() - CPU share of a level
+ * @gov:	the governor
+ * @level:	0 (lowest) to @nr_levels - 1
+ * @nr_levels:	number of levels
+ * @bottom_permille: the lowest level's share
+ *
+ * Return: the share of a core, in 1/1000, that ksmd may use while it
+ * examines pages of @level: the governor's at the top, half of the level
+ * above's below it, @bottom_permille at the bottom, never below that.
+ */
+unsigned int ksm_level_permille(const struct ksm_governor *gov,
+				unsigned int level, unsigned int nr_levels,
+				unsigned int bottom_permille)
+{
+	unsigned int shift = nr_levels - 1 - level;
+	unsigned int p;
+
+	if (!level)
+		return bottom_permille;
+	p = shift < 32 ? gov->top_permille >> shift : 0;
+	return max(p, bottom_permille);
+}
+
+/**
+ * ksm_level_interval() - sampling interval of a level for one round
+ * @level_pages: pages of the level's regions (UKSM's L_l)
+ * @page_ns:	cost of examining one page (s)
+ * @round_ms:	the governor's global round time (t)
+ * @nr_levels:	number of levels (t_l = t / nr_levels)
+ * @permille:	the level's CPU share (p_l)
+ *
+ * Return: every how many pages one is sampled: L_l * s / (t_l * p_l),
+ * rounded up to a power of two (so that small changes of L_l keep it,
+ * and with it the coverage of the offset permutation), at least 1.
+ */
+unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
+				 unsigned int round_ms, unsigned int nr_levels,
+				 unsigned int permille)
+{
+	/* t_l * p_l in ns: round_ms * 1e6 / nr_levels * permille / 1000. */
+	u64 budget_ns = div_u64((u64)round_ms * 1000 * permille, nr_levels);
+	u64 need_ns = (u64)level_pages * page_ns;
+
+	if (!budget_ns)
+		return ULONG_MAX;
+	need_ns = div64_u64(need_ns + budget_ns - 1, budget_ns);
+	if (need_ns <= 1)
+		return 1;
+	if (need_ns > (1UL << (BITS_PER_LONG - 2)))
+		return 1UL << (BITS_PER_LONG - 2);
+	return roundup_pow_of_two((unsigned long)need_ns);
+}
+
+/**
+ * ksm_offset_perm() - the offset a region samples at in one round
+ * @seed:	the region's seed
+ * @round:	rounds sampled at this interval so far
+ * @interval:	the region's level's interval this round
+ *
+ * Successive rounds step the offset by a stride coprime with @interval, so
+ * @interval consecutive rounds at one interval visit every offset once, in
+ * an order that differs between regions.
+ *
+ * Return: an offset in [0, @interval).
+ */
+unsigned long ksm_offset_perm(u32 seed, unsigned long round,
+			      unsigned long interval)
+{
+	unsigned long stride;
+
+	if (interval <= 1)
+		return 0;
+	/* About 0.618 * interval, moved up to the next coprime. */
+	stride = max_t(unsigned long, 1, div_u64((u64)interval * 633, 1024));
+	while (gcd(stride, interval) != 1)
+		stride++;
+	return (unsigned long)(((u64)seed % interval +
+				(u64)(round % interval) * stride) % interval);
+}
+
+/**
+ * ksm_region_next_level() - judge a region after a global round
+ * @level:	its level during the round
+ * @nr_levels:	number of levels
+ * @rr:		what it did in the round
+ * @th:		the thresholds
+ *
+ * Duplication ratio: pages merged in the round over pages sampled in it.
+ * COW-break ratio: COW breaks of the region's merged pages in the round
+ * over pages merged in it (infinite when it broke some and merged none),
+ * so a region whose merges are mostly undone is demoted.
+ *
+ * Return: the region's level for the next round.
+ */
+int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
+			  const struct ksm_region_round *rr,
+			  const struct ksm_distill_thresholds *th)
+{
+	bool dup_ok, cow_ok;
+
+	if (level >= nr_levels)
+		level = nr_levels - 1;
+	if (rr->age_ms < th->life_ms)
+		return 0;
+	/* Nothing sampled (a small region between sample points): wait. */
+	if (!rr->sampled)
+		return level;
+	/* All its duplicates merged: back to the bottom. */
+	if (!rr->merged && rr->ksm_seen)
+		return 0;
+	dup_ok = rr->merged * 100 > (u64)th->dup_pct * rr->sampled;
+	cow_ok = rr->merged ? rr->cow * 100 < (u64)th->cow_pct * rr->merged :
+			      !rr->cow;
+	if (dup_ok && cow_ok)
+		return min(level + 1, nr_levels - 1);
+	return level ? level - 1 : 0;
+}
+
+/* Vlife of this round: the knob, or by default the governor's round. */
+static unsigned int life_ms(void)
+{
+	return ds.th.life_ms;
+}
+
+static void distill_round_start(unsigned long round)
+{
+	const struct ksm_governor *gov;
+	unsigned int l, bottom;
+
+	gov = &ksm_governors[READ_ONCE(ksm_distill_knobs.governor)];
+	bottom = READ_ONCE(ksm_distill_knobs.bottom_permille);
+	ds.round = round;
+	/* Regions above a lowered top level are judged down to it. */
+	ds.nr_levels = READ_ONCE(ksm_distill_knobs.nr_levels);
+	ds.th.dup_pct = READ_ONCE(ksm_distill_knobs.th.dup_pct);
+	ds.th.cow_pct = READ_ONCE(ksm_distill_knobs.th.cow_pct);
+	ds.th.life_ms = READ_ONCE(ksm_distill_knobs.th.life_ms) ?: gov->round_ms;
+	/* Levels are sized by what the previous round met. */
+	for (l = 0; l < KSM_DISTILL_MAX_LEVELS; l++) {
+		unsigned int p = ksm_level_permille(gov, l, ds.nr_levels, bottom);
+
+		ds.interval[l] = ksm_level_interval(ds.pages[l], ds.page_ns,
+						    gov->round_ms, ds.nr_levels,
+						    p);
+		WRITE_ONCE(ksm_distill_stats.regions[l], ds.regions[l]);
+		WRITE_ONCE(ksm_distill_stats.interval[l], ds.interval[l]);
+		ds.pages[l] = 0;
+		ds.regions[l] = 0;
+	}
+	ds.uncovered = 0;
+}
+
+/*
+ * A coverage is complete when every region met in the round has had every
+ * page slot sampled since the coverage began: with a constant interval I,
+ * the offset permutation does that in I rounds, so each round a region is
+ * sampled in adds 1/I. Regions younger than Vlife are not sampled and keep
+ * the coverage open. full_scans counts coverages.
+ */
+static bool distill_round_end(void)
+{
+	WRITE_ONCE(ksm_distill_stats.rounds, ksm_distill_stats.rounds + 1);
+	if (ds.uncovered)
+		return false;
+	ds.epoch++;
+	return true;
+}
+
+static void region_free(struct ksm_distill_mm *dm, struct ksm_region *r)
+{
+	spin_lock(&dm->lock);
+	list_del(&r->list);
+	spin_unlock(&dm->lock);
+	kmem_cache_free(region_cache, r);
+}
+
+/* First sight of @r in this round: judge its previous round, restart. */
+static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
+{
+	struct ksm_region_round rr = {
+		.sampled = r->sampled,
+		.merged = r->merged,
+		.ksm_seen = r->ksm_seen,
+		.age_ms = jiffies_to_msecs(jiffies - r->born),
+	};
+	unsigned long interval;
+	int level;
+
+	spin_lock(&dm->lock);
+	rr.cow = r->cow;
+	r->cow = 0;
+	spin_unlock(&dm->lock);
+
+	level = ksm_region_next_level(r->level, ds.nr_levels, &rr, &ds.th);
+	if (level > r->level)
+		ksm_distill_stats.promotions++;
+	else if (level < r->level)
+		ksm_distill_stats.demotions++;
+	r->level = level;
+	r->sampled = 0;
+	r->merged = 0;
+	r->ksm_seen = 0;
+	r->seen = ds.round;
+	ds.pages[level] += (r->end - r->start) >> PAGE_SHIFT;
+	ds.regions[level]++;
+
+	/*
+	 * Sampling this round: the offset permutation covers every page slot
+	 * in @interval consecutive rounds at one interval, so a change of
+	 * interval (a new level, or a level grown past a power of two)
+	 * starts the count again.
+	 */
+	interval = max(1UL, ds.interval[level]);
+	if (r->cover_epoch != ds.epoch) {
+		r->cover_epoch = ds.epoch;
+		r->cover_rounds = 0;
+		r->covered = false;
+	}
+	if (interval != r->interval) {
+		r->interval = interval;
+		r->cover_rounds = 0;
+	}
+	r->offset = ksm_offset_perm(r->seed, r->cover_rounds, interval);
+	if (rr.age_ms >= life_ms()) {
+		r->cover_rounds++;
+		if (r->cover_rounds >= interval)
+			r->covered = true;
+	}
+	if (!r->covered)
+		ds.uncovered++;
+}
+
+static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
+					       unsigned long start,
+					       unsigned long end,
+					       unsigned long cookie)
+{
+	struct ksm_region *r, *next, *nr, *from = NULL;
+	unsigned long best = 0;
+
+	/* Regions before @start not met in this round have gone. */
+	list_for_each_entry_safe(r, next, &dm->regions, list) {
+		if (r->end > start)
+			break;
+		if (r->seen != ds.round)
+			region_free(dm, r);
+	}
+	if (&r->list != &dm->regions && r->start == start && r->end == end &&
+	    r->cookie == cookie) {
+		if (r->seen != ds.round)
+			region_judge(r, dm);
+		return r;
+	}
+
+	/*
+	 * A new mapping, or the VMA of one split, merged or resized: the
+	 * part of one mapping (same anon_vma) inherits the level and age of
+	 * the old region it overlaps most.
+	 */
+	nr = kmem_cache_zalloc(region_cache, GFP_KERNEL);
+	if (!nr)
+		return NULL;
+	nr->start = start;
+	nr->end = end;
+	nr->cookie = cookie;
+	nr->born = jiffies;
+	nr->seed = get_random_u32();
+	list_for_each_entry_safe_from(r, next, &dm->regions, list) {
+		unsigned long lo, hi;
+
+		if (r->start >= end)
+			break;
+		lo = max(r->start, start);
+		hi = min(r->end, end);
+		if (r->cookie == cookie && hi > lo && hi - lo > best) {
+			best = hi - lo;
+			from = r;
+		}
+	}
+	if (from) {
+		nr->level = from->level;
+		nr->born = from->born;
+	}
+	nr->seen = ds.round - 1;
+	/* Insert before the first region that starts at or after @start. */
+	list_for_each_entry(r, &dm->regions, list)
+		if (r->start >= start)
+			break;
+	spin_lock(&dm->lock);
+	list_add_tail(&nr->list, &r->list);
+	spin_unlock(&dm->lock);
+	/* Drop the old regions the new one covers. */
+	r = list_next_entry(nr, list);
+	list_for_each_entry_safe_from(r, next, &dm->regions, list) {
+		if (r->start >= end)
+			break;
+		if (r->end <= end)
+			region_free(dm, r);
+	}
+	if (nr->level >= ds.nr_levels)
+		nr->level = ds.nr_levels - 1;
+	region_judge(nr, dm);
+	return nr;
+}
+
+static void distill_mm_end(struct ksm_distill_mm *dm)
+{
+	struct ksm_region *r, *next;
+
+	list_for_each_entry_safe(r, next, &dm->regions, list)
+		if (r->seen != ds.round)
+			region_free(dm, r);
+}
+
+static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
+					 struct ksm_region *r,
+					 unsigned long addr)
+{
+	unsigned long interval, off, idx, next, npages;
+
+	if (addr >= r->end)
+		return r->end;
+	npages = (r->end - addr) >> PAGE_SHIFT;
+	if (jiffies_to_msecs(jiffies - r->born) < life_ms()) {
+		dm->skipped += npages;
+		ksm_distill_stats.skipped += npages;
+		return r->end;
+	}
+	interval = r->interval;
+	off = r->offset;
+	idx = (addr - r->start) >> PAGE_SHIFT;
+	next = idx + (off + interval - idx % interval) % interval;
+	if (next - idx >= npages) {
+		dm->skipped += npages;
+		ksm_distill_stats.skipped += npages;
+		return r->end;
+	}
+	dm->skipped += next - idx;
+	ksm_distill_stats.skipped += next - idx;
+	return r->start + (next << PAGE_SHIFT);
+}
+
+static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
+			     bool was_merged, bool merged)
+{
+	r->sampled++;
+	if (was_merged)
+		r->ksm_seen++;
+	else if (merged)
+		r->merged++;
+	dm->sampled++;
+	ksm_distill_stats.sampled++;
+	ds.batch[r->level]++;
+}
+
+static u64 distill_batch_sleep_ns(u64 busy_ns)
+{
+	const struct ksm_governor *gov;
+	unsigned long total = 0;
+	unsigned int l, bottom, p;
+	u64 sleep = 0;
+
+	gov = &ksm_governors[READ_ONCE(ksm_distill_knobs.governor)];
+	bottom = READ_ONCE(ksm_distill_knobs.bottom_permille);
+	for (l = 0; l < ds.nr_levels; l++)
+		total += ds.batch[l];
+	if (!total) {
+		/* Only walked: charge it to the bottom level. */
+		return div_u64(busy_ns * (1000 - bottom), bottom);
+	}
+	ds.page_ns = (7 * ds.page_ns + div_u64(busy_ns, total)) / 8;
+	WRITE_ONCE(ksm_distill_stats.page_ns, ds.page_ns);
+	for (l = 0; l < ds.nr_levels; l++) {
+		if (!ds.batch[l])
+			continue;
+		p = ksm_level_permille(gov, l, ds.nr_levels, bottom);
+		sleep += div_u64(busy_ns * ds.batch[l] * (1000 - p),
+				 (u64)total * p);
+		ds.batch[l] = 0;
+	}
+	return sleep;
+}
+
+const struct ksm_scan_ops ksm_distill_ops = {
+	.round_start = distill_round_start,
+	.round_end = distill_round_end,
+	.region_enter = distill_region_enter,
+	.next_sample = distill_next_sample,
+	.mm_end = distill_mm_end,
+	.examined = distill_examined,
+	.batch_sleep_ns = distill_batch_sleep_ns,
+};
+
+void ksm_distill_mm_init(struct ksm_distill_mm *dm)
+{
+	INIT_LIST_HEAD(&dm->regions);
+	spin_lock_init(&dm->lock);
+	dm->sampled = 0;
+	dm->skipped = 0;
+	dm->cow = 0;
+}
+
+/* The mm_slot is going away: no fault path can find it any more. */
+void ksm_distill_mm_free(struct ksm_distill_mm *dm)
+{
+	struct ksm_region *r, *next;
+
+	list_for_each_entry_safe(r, next, &dm->regions, list) {
+		list_del(&r->list);
+		kmem_cache_free(region_cache, r);
+	}
+}
+
+/**
+ * ksm_distill_cow() - count a COW break of a merged page
+ * @dm:		the regions of the faulting mm
+ * @addr:	the faulting address
+ *
+ * Called from the write-protect fault, under ksm_mmlist_lock.
+ */
+void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr)
+{
+	struct ksm_region *r;
+
+	spin_lock(&dm->lock);
+	dm->cow++;
+	list_for_each_entry(r, &dm->regions, list) {
+		if (addr < r->start)
+			break;
+		if (addr < r->end) {
+			r->cow++;
+			break;
+		}
+	}
+	spin_unlock(&dm->lock);
+	atomic_long_inc(&ksm_distill_stats.cow_breaks);
+}
+
+/* The fields appended to /proc/<pid>/ksm_stat; under ksm_mmlist_lock. */
+void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm)
+{
+	unsigned long levels[KSM_DISTILL_MAX_LEVELS] = { 0 };
+	struct ksm_distill_mm none = { .regions = LIST_HEAD_INIT(none.regions) };
+	struct ksm_region *r;
+	unsigned int l;
+
+	/* An mm KSM does not know has none of it. */
+	if (!dm) {
+		spin_lock_init(&none.lock);
+		dm = &none;
+	}
+	spin_lock(&dm->lock);
+	list_for_each_entry(r, &dm->regions, list)
+		levels[min_t(unsigned int, r->level, KSM_DISTILL_MAX_LEVELS - 1)]++;
+	seq_printf(m, "ksm_uksm_pages_sampled %lu\n", dm->sampled);
+	seq_printf(m, "ksm_uksm_pages_skipped %lu\n", dm->skipped);
+	seq_printf(m, "ksm_uksm_cow_breaks %lu\n", dm->cow);
+	spin_unlock(&dm->lock);
+	seq_puts(m, "ksm_uksm_regions");
+	for (l = 0; l < ds.nr_levels; l++)
+		seq_printf(m, " %lu", levels[l]);
+	seq_putc(m, '\n');
+}
+
+static int __init ksm_distill_init(void)
+{
+	region_cache = KMEM_CACHE(ksm_region, 0);
+	return region_cache ? 0 : -ENOMEM;
+}
+subsys_initcall(ksm_distill_init);
+
+#include "tests/ksm_distill-kunit.h"

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * UKSM-style hierarchical region distilling for KSM: the interface between
+ * the scan loop in mm/ksm.c and the scanner policy in mm/ksm_distill.c.
+ */
+#ifndef __MM_KSM_DISTILL_H
+#define __MM_KSM_DISTILL_H
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+struct seq_file;
+
+#define KSM_DISTILL_MAX_LEVELS	8
+
+/**
+ * struct ksm_region - one mergeable VMA as the distilling scanner sees it
+ * @list:	in &ksm_distill_mm.regions, sorted by @start
+ * @start:	first address of the VMA when last seen
+ * @end:	end of the VMA when last seen
+ * @cookie:	the VMA's anon_vma address when last seen: an identity only,
+ *		never dereferenced, so that a new mapping at the old range
+ *		(munmap then mmap) is a new region
+ * @born:	jiffies when the region was first seen
+ * @seen:	number of the global round that last walked the region
+ * @level:	0 (lowest, sampled most sparsely) to nr_levels - 1
+ * @seed:	per-region seed of the offset permutation
+ * @sampled:	pages whose contents were examined this round
+ * @merged:	pages merged this round (found equal to a stable or unstable
+ *		page)
+ * @ksm_seen:	sampled pages that were already merged
+ * @cow:	COW breaks of merged pages this round, by writes of the
+ *		process (not KSM's own unsharing); written by the fault path
+ *		under &ksm_distill_mm.lock
+ * @interval:	sampling interval of this round (a power of two)
+ * @offset:	sampling offset of this round, in [0, @interval)
+ * @cover_rounds: rounds sampled at @interval since it last changed (or the
+ *		coverage began): @interval of them sample every page slot
+ * @cover_epoch: the coverage @cover_rounds and @covered count for
+ * @covered:	every page slot was sampled in this coverage
+ *
+ * The region list and the region fields but @cow are written only by ksmd,
+ * holding the mm's mmap lock for read and &ksm_distill_mm.lock; ksmd reads
+ * them without the lock.
+ */
+struct ksm_region {
+	struct list_head list;
+	unsigned long start;
+	unsigned long end;
+	unsigned long cookie;
+	unsigned long born;
+	unsigned long seen;
+	unsigned int level;
+	u32 seed;
+	unsigned long sampled;
+	unsigned long merged;
+	unsigned long ksm_seen;
+	unsigned long cow;
+	unsigned long interval;
+	unsigned long offset;
+	unsigned long cover_rounds;
+	unsigned long cover_epoch;
+	bool covered;
+};
+
+/**
+ * struct ksm_distill_mm - the regions of one mm, embedded in its mm_slot
+ * @regions:	&ksm_region.list, sorted by address
+ * @lock:	serializes the fault path (COW break counts) against ksmd
+ *		changing the list; nests inside ksm_mmlist_lock
+ * @sampled:	pages of this mm examined by the distilling scanner
+ * @skipped:	page slots of this mm the sampling passed over
+ * @cow:	COW breaks of merged pages of this mm counted
+ */
+struct ksm_distill_mm {
+	struct list_head regions;
+	spinlock_t lock;	/* see above */
+	unsigned long sampled;
+	unsigned long skipped;
+	unsigned long cow;
+};
+
+/**
+ * struct ksm_region_round - what a region did in one global round
+ * @sampled:	pages examined
+ * @merged:	pages newly merged
+ * @ksm_seen:	examined pages that were already merged
+ * @cow:	COW breaks of its merged pages
+ * @age_ms:	milliseconds since the region was first seen
+ */
+struct ksm_region_round {
+	unsigned long sampled;
+	unsigned long merged;
+	unsigned long ksm_seen;
+	unsigned long cow;
+	unsigned long age_ms;
+};
+
+/**
+ * struct ksm_distill_thresholds - promotion thresholds (UKSM's Vdup, Vcow,
+ * Vlife)
+ * @dup_pct:	promote only above this duplication ratio (merged/sampled)
+ * @cow_pct:	promote only below this COW-break ratio (cow/merged)
+ * @life_ms:	sample and promote only regions older than this
+ */
+struct ksm_distill_thresholds {
+	unsigned int dup_pct;
+	unsigned int cow_pct;
+	unsigned int life_ms;
+};
+
+/**
+ * struct ksm_governor - a CPU budget: UKSM's p and t
+ * @name:	sysfs name
+ * @top_permille: CPU share of the top level, in 1/1000 of a core
+ * @round_ms:	expected time of a global round
+ */
+struct ksm_governor {
+	const char *name;
+	unsigned int top_permille;
+	unsigned int round_ms;
+};
+
+/*
+ * Scanner operations: how the scan loop in mm/ksm.c picks pages. The
+ * stock scanner is the loop itself (no ops); the distilling scanner plugs
+ * in here, as damon_operations plug address spaces into DAMON's core.
+ */
+struct ksm_scan_ops {
+	/* A global round starts (ksm_scan.seqnr is @round). */
+	void (*round_start)(unsigned long round);
+	/* The round ended: whether it completed a coverage (full_scans). */
+	bool (*round_end)(void);
+	/* Entering a mergeable VMA: find or create its region. */
+	struct ksm_region *(*region_enter)(struct ksm_distill_mm *dm,
+					   unsigned long start,
+					   unsigned long end,
+					   unsigned long cookie);
+	/* The first address >= @addr that this round samples, or r->end. */
+	unsigned long (*next_sample)(struct ksm_distill_mm *dm,
+				     struct ksm_region *r, unsigned long addr);
+	/* The walk left the mm: drop the regions it did not meet. */
+	void (*mm_end)(struct ksm_distill_mm *dm);
+	/* A sampled page was examined: whether it was and is now merged. */
+	void (*examined)(struct ksm_distill_mm *dm, struct ksm_region *r,
+			 bool was_merged, bool merged);
+	/* Nanoseconds to sleep after a batch that kept ksmd busy @busy_ns. */
+	u64 (*batch_sleep_ns)(u64 busy_ns);
+};
+
+#define KSM_NR_GOVERNORS	4
+
+/* Knobs of the distilling scanner (sysfs writes them, ksmd reads them). */
+struct ksm_distill_knobs {
+	unsigned int governor;
+	unsigned int nr_levels;
+	unsigned int bottom_permille;
+	struct ksm_distill_thresholds th;
+};
+
+/* Statistics of the distilling scanner, shown in sysfs. */
+struct ksm_distill_stats {
+	unsigned long rounds;
+	unsigned long promotions;
+	unsigned long demotions;
+	unsigned long sampled;
+	unsigned long skipped;
+	atomic_long_t cow_breaks;
+	unsigned long regions[KSM_DISTILL_MAX_LEVELS];
+	unsigned long interval[KSM_DISTILL_MAX_LEVELS];
+	u64 page_ns;
+};
+
+#ifdef CONFIG_KSM_ADAPTIVE
+extern const struct ksm_scan_ops ksm_distill_ops;
+extern const struct ksm_governor ksm_governors[KSM_NR_GOVERNORS];
+extern struct ksm_distill_knobs ksm_distill_knobs;
+extern struct ksm_distill_stats ksm_distill_stats;
+
+void ksm_distill_mm_init(struct ksm_distill_mm *dm);
+void ksm_distill_mm_free(struct ksm_distill_mm *dm);
+void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr);
+void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm);
+
+/* Pure policy, exposed for mm/ksm_distill.c's KUnit tests and sysfs. */
+int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
+			  const struct ksm_region_round *rr,
+			  const struct ksm_distill_thresholds *th);
+unsigned long ksm_offset_perm(u32 seed, unsigned long round,
+			      unsigned long interval);
+unsigned int ksm_level_permille(const struct ksm_governor *gov,
+				unsigned int level, unsigned int nr_levels,
+				unsigned int bottom_permille);
+unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
+				 unsigned int round_ms, unsigned int nr_levels,
+				 unsigned int permille);
+#endif
+
+#endif /* __MM_KSM_DISTILL_H */
