@@ -28,7 +28,6 @@
  */
 
 #include <linux/gcd.h>
-#include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
