@@ -41,7 +41,7 @@ kernel-release: prepare
 guest: prepare
 	@bash $(H)/build-guest.sh
 
-test: kernel guest
+test: kernel kernel-release guest
 	@$(PY) $(H)/test.py
 
 test-only:

@@ -29,13 +29,16 @@ WORKLOADS = {
     "churn": "churn --size-mb {size} --seconds {window}",
     "cow-broken": "cow-broken --size-mb {size} --seconds {window}",
     "short-lived": "short-lived --size-mb {size} --seconds {window}",
+    "short-lived-1s": "short-lived --size-mb {size} --seconds {window} --param 1000",
+    "short-lived-200ms": "short-lived --size-mb {size} --seconds {window} --param 200",
     "similar-images": "similar-images --size-mb {size} --seconds {window}",
     "numa-mirror": "numa-mirror --size-mb {size} --seconds {window}",
     "numa-mirror-differ": "env WL_HOT=differ numa-mirror --size-mb {size} --seconds {window}",
     "thp-mixed": "thp-mixed --size-mb {size} --seconds {window}",
 }
 DEFAULT_SIZE = {"static-mix": 256, "sparse": 256, "churn": 16, "cow-broken": 64,
-                "short-lived": 16, "similar-images": 64,
+                "short-lived": 16, "short-lived-1s": 16, "short-lived-200ms": 16,
+                "similar-images": 64,
                 "numa-mirror": 64, "numa-mirror-differ": 64, "thp-mixed": 128}
 
 
@@ -148,6 +151,10 @@ def scan_start(samples, upto):
     return samples[0]
 
 
+IDLE_SETTLE_S = 10.0
+IDLE_MIN_S = 10.0
+
+
 def metrics(run, window):
     """Per-run metrics (docs/bench.md)."""
     S = run["samples"]
@@ -183,6 +190,8 @@ def metrics(run, window):
         out["saved_agree"] = int(lo - slack - stale <= a <= hi + slack and
                                  (not oracle or a <= oracle))
     out["saved_oracle_pct"] = (100.0 * ksm_saved(last) / oracle) if oracle else None
+    out["peak_saved_oracle_pct"] = (100.0 * max(ksm_saved(s) for s in S) / oracle
+                                    if oracle else None)
     for pct in (50, 90, 99):
         out["t%d_s" % pct] = (first_time(S, lambda s: ksm_saved(s) >= pct / 100 * oracle)
                               if oracle else None)
@@ -196,6 +205,13 @@ def metrics(run, window):
     win_mb = ksm_saved(last) * PAGE / 2**20
     out["efficiency_window_mb_per_cpu_s"] = (win_mb / out["engine_cpu_window_s"]
                                              if out["engine_cpu_window_s"] > 0 else None)
+    # Idle: the engine's share of a core once all is merged, from t99 +
+    # IDLE_SETTLE_S to the window's end (none if less than IDLE_MIN_S left).
+    out["idle_cpu_pct"] = None
+    if out["t99_s"] is not None and last["t"] - out["t99_s"] - IDLE_SETTLE_S >= IDLE_MIN_S:
+        idle = at_time(S, out["t99_s"] + IDLE_SETTLE_S)
+        out["idle_cpu_pct"] = (100.0 * (last["engine_ns"] - idle["engine_ns"]) / 1e9 /
+                               (last["t"] - idle["t"]))
     out["examined_pages"] = last["scanned"] - first["scanned"]
     out["skipped_pages"] = max(last["skipped"], 0) - max(first["skipped"], 0)
     out["examined_pages_per_cpu_s"] = (out["examined_pages"] / out["engine_cpu_window_s"]

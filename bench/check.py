@@ -38,15 +38,27 @@ def median(summary, wl, eng, metric):
     return summary["aggregate"].get("%s/%s" % (wl, eng), {}).get(metric, {}).get("median")
 
 
+def best_ref(summary, t):
+    """The reference value: ENGINE2, or the best of a comma list of engines
+    (the largest for >= and >, the smallest for <= and <), skipping engines
+    without a value; (value, engine) or (None, None)."""
+    vals = [(median(summary, t["wl"], e, t["metric"]), e) for e in t["ref"].split(",")]
+    vals = [v for v in vals if v[0] is not None]
+    if not vals:
+        return None, None
+    return (max if t["op"] in (">=", ">") else min)(vals)
+
+
 def check(summary, targets):
     results = []
     for t in targets:
         got = median(summary, t["wl"], t["eng"], t["metric"])
         bound, what = t["value"], "%g" % t["value"]
         if t["ref"]:
-            ref = median(summary, t["wl"], t["ref"], t["metric"])
+            ref, eng = best_ref(summary, t)
             bound = None if ref is None else t["value"] * ref
-            what = "%g x %s (%s)" % (t["value"], t["ref"], "-" if ref is None else "%.4g" % ref)
+            what = "%g x %s (%s)" % (t["value"], t["ref"],
+                                     "-" if ref is None else "%.4g, %s" % (ref, eng))
         name = "%s %s %s %s %s" % (t["wl"], t["eng"], t["metric"], t["op"], what)
         if got is None or bound is None:
             results.append(("MISSING", name, got))

@@ -9,8 +9,8 @@ kernel report, a new taint flag or lockdep turning itself off fails the boot
 ``N passed, N failed``; the exit status is non-zero on any failure.
 
 Manifest lines (a line starting with ``#`` is a comment):
-    guest NAME [nodes=N] [timeout=S] [pass=N] [allow-skip="reason"]
-          [tries=N flaky="reason"] -- COMMAND
+    guest NAME [nodes=N] [kernel=debug|release] [timeout=S] [pass=N]
+          [allow-skip="reason"] [tries=N flaky="reason"] -- COMMAND
     kunit SUITE
     host  NAME [timeout=S] -- COMMAND          (run on the host, in the project)
 """
@@ -30,7 +30,8 @@ import vm  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KINDS = ("guest", "kunit", "host")
 OPTIONS = {"nodes": int, "timeout": int, "pass": int, "allow-skip": str, "tries": int,
-           "flaky": str}
+           "flaky": str, "kernel": str}
+KERNELS = ("debug", "release")
 
 
 class ManifestError(Exception):
@@ -51,7 +52,7 @@ def parse_manifest(text, source="manifest"):
             raise ManifestError("%s:%d: want KIND NAME [options] [-- command], KIND one of %s"
                                 % (source, n, ", ".join(KINDS)))
         kind, name = words[0], words[1]
-        t = {"kind": kind, "name": name, "cmd": cmd.strip(), "nodes": 2,
+        t = {"kind": kind, "name": name, "cmd": cmd.strip(), "nodes": 2, "kernel": "debug",
              "timeout": 600 if kind == "host" else 300, "pass": None,
              "allow-skip": None, "tries": 1, "flaky": None, "line": n}
         for opt in words[2:]:
@@ -66,6 +67,9 @@ def parse_manifest(text, source="manifest"):
             raise ManifestError("%s:%d: %s test %s has no '-- command'" % (source, n, kind, name))
         if kind == "kunit" and sep:
             raise ManifestError("%s:%d: a kunit line names a suite, not a command" % (source, n))
+        if t["kernel"] not in KERNELS:
+            raise ManifestError("%s:%d: kernel=%s: want one of %s" % (source, n, t["kernel"],
+                                                                     ", ".join(KERNELS)))
         if t["nodes"] < 1 or t["timeout"] < 1 or t["tries"] < 1:
             raise ManifestError("%s:%d: nodes, timeout and tries must be positive" % (source, n))
         if (t["tries"] > 1) != bool(t["flaky"]):
@@ -167,6 +171,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--manifest", default=os.path.join(TOP, "tests", "manifest"))
     ap.add_argument("--kernel", default=os.path.join(TOP, "build", "obj-debug", "arch", "x86", "boot", "bzImage"))
+    ap.add_argument("--release-kernel", default=os.path.join(TOP, "build", "obj-release", "arch", "x86", "boot",
+                                                             "bzImage"), help="for kernel=release lines")
     ap.add_argument("--initrd", default=os.path.join(TOP, "build", "initramfs.cpio.gz"))
     ap.add_argument("--logdir", default=None, help="default build/test/<stamp>")
     ap.add_argument("--mem", type=int, default=3072, help="guest memory in MiB")
@@ -206,20 +212,23 @@ def main(argv=None):
 
     guest = [t for t in tests if t["kind"] == "guest"]
     kunit = [t for t in tests if t["kind"] == "kunit"]
-    node_counts = sorted({t["nodes"] for t in guest} | ({2} if kunit else set()))
-    for nodes in node_counts:
-        group = [t for t in guest if t["nodes"] == nodes]
-        if not (os.path.exists(args.kernel) and os.path.exists(args.initrd)):
+    # One boot per (kernel, node count); KUnit runs in the debug 2-node boot.
+    boots = sorted({(t["kernel"], t["nodes"]) for t in guest} | ({("debug", 2)} if kunit else set()))
+    for kernel, nodes in boots:
+        group = [t for t in guest if t["nodes"] == nodes and t["kernel"] == kernel]
+        image = args.kernel if kernel == "debug" else args.release_kernel
+        tag = "nodes%d" % nodes if kernel == "debug" else "%s-nodes%d" % (kernel, nodes)
+        if not (os.path.exists(image) and os.path.exists(args.initrd)):
             boot = None
-            problems = ["kernel or initramfs missing: %s, %s" % (args.kernel, args.initrd)]
+            problems = ["kernel or initramfs missing: %s, %s" % (image, args.initrd)]
         else:
-            log = os.path.join(logdir, "serial-nodes%d.log" % nodes)
-            boot = vm.run(args.kernel, args.initrd,
+            log = os.path.join(logdir, "serial-%s.log" % tag)
+            boot = vm.run(image, args.initrd,
                           [(t["name"], t["timeout"], t["cmd"], t["tries"]) for t in group],
                           log, mem_mb=args.mem, smp=args.smp, nodes=nodes)
             problems = boot.problems()
-            rep.note("boot with %d nodes: %.0fs, %s (serial log: %s)" % (
-                nodes, boot.secs, boot.info or "no @@BOOT line", log))
+            rep.note("boot of the %s kernel with %d nodes: %.0fs, %s (serial log: %s)" % (
+                kernel, nodes, boot.secs, boot.info or "no @@BOOT line", log))
         for t in group:
             g = boot.tests.get(t["name"]) if boot else None
             ok, detail = judge_guest(t, g) if boot else (False, problems[0])
@@ -227,7 +236,7 @@ def main(argv=None):
             if g and g.reports:
                 lines = g.reports[0].splitlines()
             rep.result(ok, t["name"], detail, lines)
-        if nodes == 2:
+        if (kernel, nodes) == ("debug", 2):
             for t in kunit:
                 k = boot.kunit.get(t["name"]) if boot else None
                 if k is None:
@@ -236,7 +245,7 @@ def main(argv=None):
                     rep.result(k[0], "kunit/" + t["name"], "" if k[0] else k[1])
         # Boot-wide failures count once, as a test of their own.
         if boot is not None:
-            rep.result(not problems, "boot/nodes%d clean" % nodes,
+            rep.result(not problems, "boot/%s clean" % tag,
                        "; ".join(p.splitlines()[0] for p in problems) if problems else "",
                        [l for p in problems for l in p.splitlines()[1:]])
     print("1..%d" % rep.n)

@@ -97,6 +97,33 @@ class CheckTest(unittest.TestCase):
         verdicts = [v for v, _, _ in check.check(summary, targets)]
         self.assertEqual(verdicts, ["PASS", "FAIL", "FAIL", "MISSING"])
 
+    def test_best_of_engines(self):
+        summary = {"aggregate": {"w/a": {"m": {"median": 10}}, "w/b": {"m": {"median": 2}},
+                                 "w/c": {"m": {"median": 4}}, "w/d": {"m": {"median": None}}}}
+        targets = [{"wl": "w", "eng": "a", "metric": "m", "op": op, "value": v,
+                    "ref": "b,c,d", "line": 1} for op, v in ((">=", 2.5), (">=", 2), ("<=", 5))]
+        # >= takes the best (largest) reference, 4: 10 >= 10 but not >= 8 x 1.25;
+        # <= the smallest, 2: 10 <= 5 x 2.
+        targets[0]["value"] = 3
+        verdicts = [v for v, _, _ in check.check(summary, targets)]
+        self.assertEqual(verdicts, ["FAIL", "PASS", "PASS"])
+        targets[0]["ref"] = "d"
+        self.assertEqual(check.check(summary, targets[:1])[0][0], "MISSING")
+
+    def test_idle_and_peak(self):
+        lines = [sample(0, 0, 0, 0), sample(1, 600, 10**9), sample(2, 1000, 2 * 10**9, 1000)]
+        # 30 s of idle after t99 = 2 s: 0.03 s of CPU over the last 20 s.
+        lines += [sample(12, 1000, 2 * 10**9), sample(32, 800, 2 * 10**9 + 3 * 10**7, 800)]
+        m = bench.metrics(self.run_of_metrics(lines), 60)
+        self.assertAlmostEqual(m["idle_cpu_pct"], 0.15)
+        self.assertAlmostEqual(m["peak_saved_oracle_pct"], 100.0)
+        self.assertAlmostEqual(m["saved_oracle_pct"], 80.0)
+        m = bench.metrics(self.run_of_metrics(lines[:3]), 60)
+        self.assertIsNone(m["idle_cpu_pct"])
+
+    def run_of_metrics(self, lines):
+        return MetricsTest.run_of(None, *lines)
+
     def test_project_targets_parse(self):
         self.assertTrue(check.read_targets(os.path.join(bench.TOP, "bench", "targets.conf")))
 

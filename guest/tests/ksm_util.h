@@ -64,4 +64,52 @@ static inline int ksm_set(const char *knob, long val)
 	return ksm_write(knob, buf);
 }
 
+/* Read /proc/<pid>/ksm_stat into buf; returns 0 or -errno. */
+static inline int ksm_stat_read(int pid, char *buf, size_t len)
+{
+	char path[64];
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/ksm_stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while (got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	buf[got] = '\0';
+	return err;
+}
+
+/* The text after "key " on the line of ksm_stat text that starts with key. */
+static inline const char *ksm_stat_find(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *l = text;
+
+	while (l && *l) {
+		if (!strncmp(l, key, kl) && l[kl] == ' ')
+			return l + kl + 1;
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return NULL;
+}
+
+/* One number of /proc/<pid>/ksm_stat, or -1. */
+static inline long ksm_stat_get(int pid, const char *key)
+{
+	const char *v;
+	char buf[1024];
+
+	if (ksm_stat_read(pid, buf, sizeof(buf)))
+		return -1;
+	v = ksm_stat_find(buf, key);
+	return v ? strtol(v, NULL, 10) : -1;
+}
+
 #endif

@@ -42,12 +42,15 @@ class ManifestTest(unittest.TestCase):
                          ("guest", "a/b", 4, 9, 3))
         self.assertEqual(t["allow-skip"], "no THP here")
         self.assertEqual(t["cmd"], 'prog -x "y z"')
+        self.assertEqual(t["kernel"], "debug")
+        t, = harness.parse_manifest("guest a kernel=release -- prog\n")
+        self.assertEqual(t["kernel"], "release")
 
     def test_errors(self):
         for bad in ("guest x\n", "kunit s -- cmd\n", "robot x -- y\n", "guest x nodes=0 -- y\n",
                     "guest x speed=3 -- y\n", "guest x nodes=two -- y\n",
                     "guest x -- a\nguest x -- b\n", "guest x tries=2 -- y\n",
-                    'guest x flaky="z" -- y\n', "guest x tries=0 -- y\n", "# only a comment\n", 'guest "x -- y\n'):
+                    'guest x flaky="z" -- y\n', "guest x tries=0 -- y\n", "guest x kernel=fast -- y\n", "# only a comment\n", 'guest "x -- y\n'):
             with self.subTest(bad=bad):
                 with self.assertRaises(harness.ManifestError):
                     harness.parse_manifest(bad)

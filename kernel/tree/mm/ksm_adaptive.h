@@ -36,6 +36,10 @@ enum ksm_scanner {
 int ksm_get_scanner(void);
 int ksm_set_scanner(int scanner);
 
+/* In mm/ksm_full_system.c: every user process mergeable, or as before. */
+bool ksm_get_full_system(void);
+int ksm_set_full_system(bool on);
+
 int ksm_adaptive_sysfs_init(void);
 
 #endif /* __MM_KSM_ADAPTIVE_H */

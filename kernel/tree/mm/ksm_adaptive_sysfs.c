@@ -43,6 +43,26 @@ static ssize_t scanner_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return err ? err : count;
 }
 
+static ssize_t full_system_scan_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ksm_get_full_system());
+}
+
+static ssize_t full_system_scan_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	unsigned int on;
+	int err;
+
+	err = kstrtouint(buf, 10, &on);
+	if (err || on > 1)
+		return -EINVAL;
+	err = ksm_set_full_system(on);
+	return err ? err : count;
+}
+
 static const char * const governor_names[KSM_NR_GOVERNORS] = {
 	"full", "medium", "low", "quiet",
 };
@@ -151,10 +171,13 @@ static ssize_t uksm_intervals_show(struct kobject *kobj,
 static struct kobj_attribute uksm_intervals_attr = __ATTR_RO(uksm_intervals);
 
 static struct kobj_attribute scanner_attr = __ATTR_RW(scanner);
+static struct kobj_attribute full_system_scan_attr =
+	__ATTR_RW(full_system_scan);
 static struct kobj_attribute uksm_governor_attr = __ATTR_RW(uksm_governor);
 
 static struct attribute *ksm_adaptive_attrs[] = {
 	&scanner_attr.attr,
+	&full_system_scan_attr.attr,
 	&uksm_governor_attr.attr,
 	&uksm_levels_attr.attr,
 	&uksm_dup_pct_attr.attr,

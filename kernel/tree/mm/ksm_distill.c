@@ -20,13 +20,19 @@
  * page and its part t_l = t / nr_levels of the governor's round time t:
  * interval = L_l * s / (t_l * p_l) (UKSM section 5.3).
  *
- * Locking: every function here but ksm_distill_cow() and the statistics
- * readers runs in ksmd under ksm_thread_mutex, for the regions of an mm
+ * A coverage is a run of rounds that sampled every page slot of every
+ * region (each region keeps a bitmap of the slots sampled in it): KSM's
+ * full_scans counts coverages, and the unstable tree lives for one, so two
+ * equal pages meet when both were sampled in it.
+ *
+ * Locking: every function here but ksm_distill_cow(), ksm_distill_mm_free()
+ * and the statistics readers runs in ksmd under ksm_thread_mutex, for the regions of an mm
  * whose mmap lock ksmd holds for read. The region list of an mm is changed
  * under its ksm_distill_mm.lock, which ksm_distill_cow() (the fault path,
  * under ksm_mmlist_lock) takes to count a COW break.
  */
 
+#include <linux/bitmap.h>
 #include <linux/gcd.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -35,6 +41,7 @@
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <trace/events/ksm.h>
 
 #include "ksm_adaptive.h"
 #include "ksm_distill.h"
@@ -58,6 +65,8 @@ struct ksm_distill_stats ksm_distill_stats;
 /* ksmd's state of the current round; ksmd only. */
 static struct {
 	unsigned long round;
+	const struct ksm_governor *gov;
+	unsigned int bottom;
 	unsigned int nr_levels;
 	struct ksm_distill_thresholds th;
 	unsigned long interval[KSM_DISTILL_MAX_LEVELS];
@@ -68,10 +77,17 @@ static struct {
 	unsigned long batch[KSM_DISTILL_MAX_LEVELS];
 	/* Estimated cost of examining one page, walk included (ns). */
 	u64 page_ns;
-	/* Coverage: regions met this round not yet sampled through. */
+	/*
+	 * Coverage: its number, the round it began in, and the regions met
+	 * this round that keep it open (not sampled through yet).
+	 */
 	unsigned long epoch;
+	unsigned long epoch_round;
 	unsigned long uncovered;
 } ds = {
+	/* The scanner may be chosen mid-round, before a round_start(). */
+	.gov = &ksm_governors[0],
+	.bottom = 2,
 	.nr_levels = 4,
 	.page_ns = 10000,
 };
@@ -203,13 +219,23 @@ static unsigned int life_ms(void)
 	return ds.th.life_ms;
 }
 
+/* Level @l's interval this round, were its regions @pages pages. */
+static unsigned long level_interval(unsigned int l, unsigned long pages)
+{
+	unsigned int p = ksm_level_permille(ds.gov, l, ds.nr_levels, ds.bottom);
+
+	return ksm_level_interval(pages, ds.page_ns, ds.gov->round_ms,
+				  ds.nr_levels, p);
+}
+
 static void distill_round_start(unsigned long round)
 {
 	const struct ksm_governor *gov;
-	unsigned int l, bottom;
+	unsigned int l;
 
 	gov = &ksm_governors[READ_ONCE(ksm_distill_knobs.governor)];
-	bottom = READ_ONCE(ksm_distill_knobs.bottom_permille);
+	ds.gov = gov;
+	ds.bottom = READ_ONCE(ksm_distill_knobs.bottom_permille);
 	ds.round = round;
 	/* Regions above a lowered top level are judged down to it. */
 	ds.nr_levels = READ_ONCE(ksm_distill_knobs.nr_levels);
@@ -218,11 +244,7 @@ static void distill_round_start(unsigned long round)
 	ds.th.life_ms = READ_ONCE(ksm_distill_knobs.th.life_ms) ?: gov->round_ms;
 	/* Levels are sized by what the previous round met. */
 	for (l = 0; l < KSM_DISTILL_MAX_LEVELS; l++) {
-		unsigned int p = ksm_level_permille(gov, l, ds.nr_levels, bottom);
-
-		ds.interval[l] = ksm_level_interval(ds.pages[l], ds.page_ns,
-						    gov->round_ms, ds.nr_levels,
-						    p);
+		ds.interval[l] = level_interval(l, ds.pages[l]);
 		WRITE_ONCE(ksm_distill_stats.regions[l], ds.regions[l]);
 		WRITE_ONCE(ksm_distill_stats.interval[l], ds.interval[l]);
 		ds.pages[l] = 0;
@@ -232,19 +254,40 @@ static void distill_round_start(unsigned long round)
 }
 
 /*
- * A coverage is complete when every region met in the round has had every
- * page slot sampled since the coverage began: with a constant interval I,
- * the offset permutation does that in I rounds, so each round a region is
- * sampled in adds 1/I. Regions younger than Vlife are not sampled and keep
- * the coverage open. full_scans counts coverages.
+ * A coverage is complete when every region met in the round that existed
+ * when the coverage began has had every page slot sampled since: with a
+ * constant interval I, the offset permutation does that in I rounds, so each
+ * round a region is sampled in adds 1/I. Such regions younger than Vlife are
+ * not sampled and keep the coverage open; regions first seen during it are
+ * left to the next. full_scans counts coverages, and the unstable tree lives
+ * for one.
  */
 static bool distill_round_end(void)
 {
+	bool covered = !ds.uncovered;
+
 	WRITE_ONCE(ksm_distill_stats.rounds, ksm_distill_stats.rounds + 1);
-	if (ds.uncovered)
-		return false;
-	ds.epoch++;
-	return true;
+	trace_ksm_uksm_round(ksm_distill_stats.rounds, ksm_distill_stats.sampled,
+			     ksm_distill_stats.skipped, covered);
+	if (covered) {
+		ds.epoch++;
+		ds.epoch_round = ds.round + 1;
+	}
+	return covered;
+}
+
+static unsigned long region_pages(const struct ksm_region *r)
+{
+	return (r->end - r->start) >> PAGE_SHIFT;
+}
+
+static void region_destroy(struct ksm_region *r)
+{
+	/* Its pages are gone: they keep this round's coverage open no more. */
+	if (r->blocking && r->seen == ds.round)
+		ds.uncovered--;
+	kvfree(r->cover_map);
+	kmem_cache_free(region_cache, r);
 }
 
 static void region_free(struct ksm_distill_mm *dm, struct ksm_region *r)
@@ -252,7 +295,7 @@ static void region_free(struct ksm_distill_mm *dm, struct ksm_region *r)
 	spin_lock(&dm->lock);
 	list_del(&r->list);
 	spin_unlock(&dm->lock);
-	kmem_cache_free(region_cache, r);
+	region_destroy(r);
 }
 
 /* First sight of @r in this round: judge its previous round, restart. */
@@ -277,6 +320,9 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 		ksm_distill_stats.promotions++;
 	else if (level < r->level)
 		ksm_distill_stats.demotions++;
+	if (level != r->level)
+		trace_ksm_uksm_level(dm->mm, r->start, r->end, r->level, level,
+				     rr.sampled, rr.merged, rr.cow);
 	r->level = level;
 	r->sampled = 0;
 	r->merged = 0;
@@ -284,31 +330,48 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	r->seen = ds.round;
 	ds.pages[level] += (r->end - r->start) >> PAGE_SHIFT;
 	ds.regions[level]++;
+	/*
+	 * A level that holds more than the round was sized for (regions came
+	 * in: new, promoted or demoted) samples sparser from here on, so that
+	 * a region does not get the interval of an empty level.
+	 */
+	interval = level_interval(level, ds.pages[level]);
+	if (interval > ds.interval[level]) {
+		ds.interval[level] = interval;
+		WRITE_ONCE(ksm_distill_stats.interval[level], interval);
+	}
 
 	/*
-	 * Sampling this round: the offset permutation covers every page slot
-	 * in @interval consecutive rounds at one interval, so a change of
-	 * interval (a new level, or a level grown past a power of two)
-	 * starts the count again.
+	 * Sampling this round: at one interval, the offset permutation visits
+	 * every page slot in @interval consecutive rounds. Which slots were
+	 * sampled in this coverage is kept apart (@cover_map), so a change of
+	 * interval or level costs no coverage.
 	 */
-	interval = max(1UL, ds.interval[level]);
+	r->interval = max(1UL, ds.interval[level]);
+	r->offset = ksm_offset_perm(r->seed, r->rounds, r->interval);
+	if (rr.age_ms >= life_ms())
+		r->rounds++;
 	if (r->cover_epoch != ds.epoch) {
 		r->cover_epoch = ds.epoch;
-		r->cover_rounds = 0;
-		r->covered = false;
+		bitmap_zero(r->cover_map, region_pages(r));
+		r->nr_covered = 0;
 	}
-	if (interval != r->interval) {
-		r->interval = interval;
-		r->cover_rounds = 0;
-	}
-	r->offset = ksm_offset_perm(r->seed, r->cover_rounds, interval);
-	if (rr.age_ms >= life_ms()) {
-		r->cover_rounds++;
-		if (r->cover_rounds >= interval)
-			r->covered = true;
-	}
-	if (!r->covered)
+	/* A region new in this coverage leaves it to the next one. */
+	r->blocking = r->nr_covered < region_pages(r) &&
+		      r->born_epoch != ds.epoch;
+	if (r->blocking)
 		ds.uncovered++;
+}
+
+/* Slot @idx of @r is sampled this round: count it in the coverage. */
+static void region_cover(struct ksm_region *r, unsigned long idx)
+{
+	if (__test_and_set_bit(idx, r->cover_map))
+		return;
+	if (++r->nr_covered == region_pages(r) && r->blocking) {
+		r->blocking = false;
+		ds.uncovered--;
+	}
 }
 
 static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
@@ -341,11 +404,19 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	nr = kmem_cache_zalloc(region_cache, GFP_KERNEL);
 	if (!nr)
 		return NULL;
+	nr->cover_map = kvcalloc(BITS_TO_LONGS((end - start) >> PAGE_SHIFT),
+				 sizeof(unsigned long), GFP_KERNEL);
+	if (!nr->cover_map) {
+		kmem_cache_free(region_cache, nr);
+		return NULL;
+	}
 	nr->start = start;
 	nr->end = end;
 	nr->cookie = cookie;
 	nr->born = jiffies;
 	nr->seed = get_random_u32();
+	nr->cover_epoch = ds.epoch;
+	nr->born_epoch = ds.round == ds.epoch_round ? ds.epoch - 1 : ds.epoch;
 	list_for_each_entry_safe_from(r, next, &dm->regions, list) {
 		unsigned long lo, hi;
 
@@ -361,6 +432,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	if (from) {
 		nr->level = from->level;
 		nr->born = from->born;
+		nr->born_epoch = from->born_epoch;
 	}
 	nr->seen = ds.round - 1;
 	/* Insert before the first region that starts at or after @start. */
@@ -418,6 +490,7 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 	}
 	dm->skipped += next - idx;
 	ksm_distill_stats.skipped += next - idx;
+	region_cover(r, next);
 	return r->start + (next << PAGE_SHIFT);
 }
 
@@ -472,8 +545,9 @@ const struct ksm_scan_ops ksm_distill_ops = {
 	.batch_sleep_ns = distill_batch_sleep_ns,
 };
 
-void ksm_distill_mm_init(struct ksm_distill_mm *dm)
+void ksm_distill_mm_init(struct ksm_distill_mm *dm, struct mm_struct *mm)
 {
+	dm->mm = mm;
 	INIT_LIST_HEAD(&dm->regions);
 	spin_lock_init(&dm->lock);
 	dm->sampled = 0;
@@ -481,13 +555,18 @@ void ksm_distill_mm_init(struct ksm_distill_mm *dm)
 	dm->cow = 0;
 }
 
-/* The mm_slot is going away: no fault path can find it any more. */
+/*
+ * The mm_slot is going away: no fault path can find it any more. This may
+ * run beside ksmd (__ksm_exit()), so it leaves ksmd's round state alone: a
+ * region it frees that kept the coverage open does so to the round's end.
+ */
 void ksm_distill_mm_free(struct ksm_distill_mm *dm)
 {
 	struct ksm_region *r, *next;
 
 	list_for_each_entry_safe(r, next, &dm->regions, list) {
 		list_del(&r->list);
+		kvfree(r->cover_map);
 		kmem_cache_free(region_cache, r);
 	}
 }

@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/types.h>
 
+struct mm_struct;
 struct seq_file;
 
 #define KSM_DISTILL_MAX_LEVELS	8
@@ -36,10 +37,16 @@ struct seq_file;
  *		under &ksm_distill_mm.lock
  * @interval:	sampling interval of this round (a power of two)
  * @offset:	sampling offset of this round, in [0, @interval)
- * @cover_rounds: rounds sampled at @interval since it last changed (or the
- *		coverage began): @interval of them sample every page slot
- * @cover_epoch: the coverage @cover_rounds and @covered count for
- * @covered:	every page slot was sampled in this coverage
+ * @rounds:	rounds the region was sampled in: the offset permutation's
+ *		step
+ * @cover_epoch: the coverage @cover_map and @nr_covered count for
+ * @born_epoch:	the first coverage the region keeps open: the one in
+ *		progress when it was first seen, or the one before if that one
+ *		began in the round it was first seen in (it may have existed
+ *		then)
+ * @cover_map:	page slots sampled in this coverage, one bit a page
+ * @nr_covered:	bits set in @cover_map
+ * @blocking:	counted in the round's regions that keep the coverage open
  *
  * The region list and the region fields but @cow are written only by ksmd,
  * holding the mm's mmap lock for read and &ksm_distill_mm.lock; ksmd reads
@@ -60,13 +67,17 @@ struct ksm_region {
 	unsigned long cow;
 	unsigned long interval;
 	unsigned long offset;
-	unsigned long cover_rounds;
+	unsigned long rounds;
 	unsigned long cover_epoch;
-	bool covered;
+	unsigned long born_epoch;
+	unsigned long *cover_map;
+	unsigned long nr_covered;
+	bool blocking;
 };
 
 /**
  * struct ksm_distill_mm - the regions of one mm, embedded in its mm_slot
+ * @mm:		the mm (for tracepoints only)
  * @regions:	&ksm_region.list, sorted by address
  * @lock:	serializes the fault path (COW break counts) against ksmd
  *		changing the list; nests inside ksm_mmlist_lock
@@ -75,6 +86,7 @@ struct ksm_region {
  * @cow:	COW breaks of merged pages of this mm counted
  */
 struct ksm_distill_mm {
+	struct mm_struct *mm;
 	struct list_head regions;
 	spinlock_t lock;	/* see above */
 	unsigned long sampled;
@@ -179,7 +191,7 @@ extern const struct ksm_governor ksm_governors[KSM_NR_GOVERNORS];
 extern struct ksm_distill_knobs ksm_distill_knobs;
 extern struct ksm_distill_stats ksm_distill_stats;
 
-void ksm_distill_mm_init(struct ksm_distill_mm *dm);
+void ksm_distill_mm_init(struct ksm_distill_mm *dm, struct mm_struct *mm);
 void ksm_distill_mm_free(struct ksm_distill_mm *dm);
 void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr);
 void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm);

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The distilling scanner puts regions on the levels their behaviour earns.
+ * Four children, each with one mergeable VMA (one region) of 2048 pages:
+ *
+ *   dense   all pages identical, never written: promoted level by level
+ *           to the top (its merges are new at each level), then back to
+ *           level 0 once all is merged;
+ *   sparse  every page distinct: nothing merges, it stays on level 0;
+ *   cow     all pages identical, but about 2000 random pages a second are
+ *           written (one byte flipped and put back), so its merges are
+ *           undone soon after they happen: never on the top level;
+ *   short   the VMA is replaced by a new one every 300 ms, younger than
+ *           Vlife (500 ms here): never sampled, so on level 0 and never
+ *           merged.
+ *
+ * The parent reads each child's ksm_uksm_regions (/proc/<pid>/ksm_stat)
+ * every 50 ms until uksm_rounds has advanced by 12 (and by 8 since dense
+ * was first sampled), and checks the highest level each region was seen
+ * on. Every child checks every word of its memory at the end.
+ *
+ * Knobs (all restored): scanner uksm, uksm_governor full, uksm_life_ms
+ * 500, uksm_levels 3 and uksm_bottom_cpu_permille 20. Three levels, not
+ * the default four: a level's sampling interval is sized by the pages it
+ * had in the previous round, so a region promoted into an empty level is
+ * sampled whole there; dense is then all merged on level 1, reaches level
+ * 2 and has nothing new to merge, so with four levels it would reach the
+ * top (3) only when another region happened to be on level 1. The bottom share of 2% rather than 0.2% keeps level 0's
+ * interval at most 1024 (at least two samples of dense in each round, so
+ * that it merges in the first round it is sampled in) up to a page cost of
+ * about 1.6 ms; the default share allows about 170 us, which the debug
+ * kernel under TCG may exceed.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest.h"
+#include "ksm_util.h"
+
+#define NPAGES		2048	/* per child's VMA */
+#define ROUNDS		12	/* global rounds to watch at least */
+#define ROUNDS_DENSE	8	/* ... and after dense was first sampled */
+#define WAIT_SECS	240
+#define POLL_MS		50
+#define LIFE_MS		500	/* uksm_life_ms (Vlife) */
+#define SHORT_MS	300	/* life of each of short's VMAs, < LIFE_MS */
+#define SHORT_SLOTS	64	/* short's VMAs cycle over this many addresses */
+#define COW_RATE	2000	/* cow's page writes per second */
+#define LEVELS		3	/* uksm_levels */
+#define BOTTOM		20	/* uksm_bottom_cpu_permille */
+
+enum { DENSE, SPARSE, COW, SHORT, NCHILD };
+static const char *const name[NCHILD] = { "dense", "sparse", "cow", "short" };
+/* Content seeds; sparse's pages also depend on the page. */
+static const uint64_t seed[NCHILD] = { 11, 12, 13, 14 };
+
+/* Sent by a child when ready and once more when asked to verify ('v'). */
+struct reply {
+	int err;	/* errno of a failed setup step, 0 if none */
+	long bad;	/* words that differ from what the child wrote */
+	long extra;	/* cow: page writes; short: VMAs replaced */
+};
+
+static struct {
+	pid_t pid;
+	int cmd;	/* parent -> child: 'v' verify and exit */
+	int rep;	/* child -> parent: struct reply */
+} ch[NCHILD];
+
+static pid_t parent;
+static size_t psize;
+
+/* Knobs to restore (in this order, then run 2 and run), "" when absent. */
+static const char *const saved_knobs[] = {
+	"uksm_life_ms", "uksm_levels", "uksm_bottom_cpu_permille",
+	"uksm_governor", "scanner",
+};
+static char saved[ARRAY_SIZE(saved_knobs)][64];
+static char saved_run[64];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void msleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The current choice of a "a [b] c" knob, or the value itself. */
+static void knob_value(char *v)
+{
+	char *l = strchr(v, '['), *r;
+
+	if (l && (r = strchr(l, ']'))) {
+		*r = '\0';
+		memmove(v, l + 1, strlen(l + 1) + 1);
+	}
+	v[strcspn(v, "\n")] = '\0';
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Word i of page p of child k: the same in every page but for sparse. */
+static uint64_t word(int k, size_t p, size_t i)
+{
+	uint64_t page = k == SPARSE ? p + 1 : 0;
+
+	return mix(seed[k] << 48 ^ page << 16 ^ i) | 1;
+}
+
+static void fill(int k, uint64_t *mem)
+{
+	size_t p, i, n = psize / 8;
+
+	for (p = 0; p < NPAGES; p++)
+		for (i = 0; i < n; i++)
+			mem[p * n + i] = word(k, p, i);
+}
+
+static long bad_words(int k, const uint64_t *mem)
+{
+	size_t p, i, n = psize / 8;
+	long bad = 0;
+
+	for (p = 0; p < NPAGES; p++)
+		for (i = 0; i < n; i++)
+			bad += mem[p * n + i] != word(k, p, i);
+	return bad;
+}
+
+/* A filled, mergeable VMA of NPAGES for child k (at addr if not NULL). */
+static uint64_t *map_region(int k, void *addr, int *err)
+{
+	size_t len = NPAGES * psize;
+	uint64_t *mem;
+
+	mem = mmap(addr, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | (addr ? MAP_FIXED : 0), -1, 0);
+	if (mem == MAP_FAILED) {
+		*err = *err ?: errno;
+		return NULL;
+	}
+	madvise(mem, len, MADV_NOHUGEPAGE);
+	fill(k, mem);
+	if (madvise(mem, len, MADV_MERGEABLE))
+		*err = *err ?: errno;
+	return mem;
+}
+
+/*
+ * Wait up to ms for a command; true when 'v' came. A closed pipe (the
+ * parent is gone) ends the child.
+ */
+static bool got_verify(int cmd, int ms)
+{
+	struct pollfd pfd = { .fd = cmd, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, 1, ms) < 1)
+		return false;
+	if (read(cmd, &c, 1) != 1)
+		_exit(1);
+	return c == 'v';
+}
+
+/* cow: flip and restore one byte of a random page, COW_RATE a second. */
+static long cow_loop(int k, uint64_t *mem, int cmd)
+{
+	uint64_t rnd = mix(getpid());
+	long done = 0, due;
+	double start = now();
+
+	while (!got_verify(cmd, 10)) {
+		due = (long)((now() - start) * COW_RATE);
+		if (due - done > COW_RATE / 10)
+			done = due - COW_RATE / 10;	/* no catch-up burst */
+		for (; done < due; done++) {
+			size_t p, i;
+			volatile uint8_t *b;
+			uint64_t w;
+
+			rnd = mix(rnd);
+			p = rnd % NPAGES;
+			i = (rnd >> 32) % psize;
+			w = word(k, p, i / 8);
+			b = (volatile uint8_t *)mem + p * psize + i;
+			*b = ~((uint8_t *)&w)[i % 8];
+			*b = ((uint8_t *)&w)[i % 8];
+		}
+	}
+	return done;
+}
+
+/*
+ * short: every SHORT_MS, munmap the VMA and map a new one at the next of
+ * SHORT_SLOTS addresses kept reserved (PROT_NONE), so that a new VMA
+ * never takes the range of one the scanner may still remember.
+ */
+static long short_loop(int k, uint64_t **mem, int cmd, int *err)
+{
+	size_t len = NPAGES * psize;
+	char *slots = (char *)*mem;
+	long cycles = 0;
+
+	while (!got_verify(cmd, SHORT_MS)) {
+		munmap(*mem, len);
+		if (mmap(*mem, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+			*err = *err ?: errno;
+		cycles++;
+		*mem = map_region(k, slots + (cycles % SHORT_SLOTS) * len, err);
+		if (!*mem)
+			_exit(1);
+	}
+	return cycles;
+}
+
+static void __attribute__((noreturn)) child(int k, int cmd, int rep)
+{
+	size_t len = NPAGES * psize;
+	struct reply r = { 0 };
+	uint64_t *mem;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	if (k == SHORT) {
+		void *res = mmap(NULL, SHORT_SLOTS * len, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+
+		if (res == MAP_FAILED)
+			_exit(1);
+		mem = map_region(k, res, &r.err);
+	} else {
+		mem = map_region(k, NULL, &r.err);
+	}
+	if (write(rep, &r, sizeof(r)) != sizeof(r) || !mem)
+		_exit(1);
+	if (k == COW)
+		r.extra = cow_loop(k, mem, cmd);
+	else if (k == SHORT)
+		r.extra = short_loop(k, &mem, cmd, &r.err);
+	else
+		while (!got_verify(cmd, -1))
+			;
+	r.bad = bad_words(k, mem);
+	if (write(rep, &r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+static void spawn(int k)
+{
+	int cmd[2], rep[2], i;
+
+	if (pipe2(cmd, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	fflush(stdout);
+	ch[k].pid = fork();
+	if (ch[k].pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!ch[k].pid) {
+		for (i = 0; i < k; i++) {
+			close(ch[i].cmd);
+			close(ch[i].rep);
+		}
+		close(cmd[1]);
+		close(rep[0]);
+		child(k, cmd[0], rep[1]);
+	}
+	close(cmd[0]);
+	close(rep[1]);
+	ch[k].cmd = cmd[1];
+	ch[k].rep = rep[0];
+}
+
+/* The child's next reply; fails the test if it does not come in 60 s. */
+static void get_reply(int k, struct reply *r)
+{
+	struct pollfd pfd = { .fd = ch[k].rep, .events = POLLIN };
+
+	if (poll(&pfd, 1, 60000) != 1 ||
+	    read(ch[k].rep, r, sizeof(*r)) != sizeof(*r))
+		ksft_exit_fail_msg("child %s (pid %d) did not answer\n",
+				   name[k], ch[k].pid);
+}
+
+static void cleanup(void)
+{
+	unsigned int i;
+	int k;
+
+	if (getpid() != parent)
+		return;
+	for (k = 0; k < NCHILD; k++) {
+		if (ch[k].pid <= 0)
+			continue;
+		kill(ch[k].pid, SIGKILL);
+		waitpid(ch[k].pid, NULL, 0);
+		ch[k].pid = 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(saved_knobs); i++)
+		if (saved[i][0] && ksm_write(saved_knobs[i], saved[i]))
+			printf("# cannot restore %s=%s\n", saved_knobs[i], saved[i]);
+	ksm_write("run", "2");
+	if (saved_run[0])
+		ksm_write("run", saved_run);
+}
+
+/* What one read of a child's ksm_stat says. */
+struct sample {
+	int regions;		/* regions, all levels */
+	int hi;			/* highest level with a region, -1 if none */
+	long merging;		/* ksm_merging_pages */
+	long sampled;		/* ksm_uksm_pages_sampled */
+	long cow;		/* ksm_uksm_cow_breaks */
+	char line[128];		/* the ksm_uksm_regions line */
+};
+
+static int sample(int k, struct sample *s)
+{
+	const char *v, *end;
+	char buf[1024], *e;
+	long n;
+	int l;
+
+	memset(s, 0, sizeof(*s));
+	s->hi = -1;
+	if (ksm_stat_read(ch[k].pid, buf, sizeof(buf)))
+		return -1;
+	v = ksm_stat_find(buf, "ksm_uksm_regions");
+	if (!v)
+		return -1;
+	end = v + strcspn(v, "\n");
+	snprintf(s->line, sizeof(s->line), "%.*s", (int)(end - v), v);
+	for (l = 0; v < end; l++, v = e) {
+		n = strtol(v, &e, 10);
+		if (e == v)
+			break;
+		s->regions += n;
+		if (n)
+			s->hi = l;
+	}
+	v = ksm_stat_find(buf, "ksm_merging_pages");
+	s->merging = v ? strtol(v, NULL, 10) : -1;
+	v = ksm_stat_find(buf, "ksm_uksm_pages_sampled");
+	s->sampled = v ? strtol(v, NULL, 10) : -1;
+	v = ksm_stat_find(buf, "ksm_uksm_cow_breaks");
+	s->cow = v ? strtol(v, NULL, 10) : -1;
+	return 0;
+}
+
+int main(void)
+{
+	struct reply r[NCHILD];
+	struct sample s[NCHILD];
+	int maxlvl[NCHILD], top, k, dense_level = -1;
+	long r0, p0, rounds = 0, dense_first = -1, short_merging = 0, promo;
+	char buf[128];
+	bool waited;
+	unsigned int i;
+	double t0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	parent = getpid();
+	psize = getpagesize();
+	if (access(KSM_SYSFS "run", W_OK))
+		ksft_exit_skip("KSM sysfs not writable\n");
+	if (access(KSM_SYSFS "scanner", W_OK) ||
+	    access(KSM_SYSFS "uksm_rounds", R_OK))
+		ksft_exit_skip("no distilling scanner\n");
+	ksft_set_plan(7 + NCHILD);
+
+	for (i = 0; i < ARRAY_SIZE(saved_knobs); i++)
+		if (!ksm_read(saved_knobs[i], saved[i], sizeof(saved[i])))
+			knob_value(saved[i]);
+	if (!ksm_read("run", saved_run, sizeof(saved_run)))
+		knob_value(saved_run);
+	atexit(cleanup);
+	if (ksm_write("scanner", "uksm"))
+		ksft_exit_fail_msg("scanner <- uksm refused\n");
+	if (ksm_write("uksm_governor", "full") ||
+	    ksm_set("uksm_levels", LEVELS) ||
+	    ksm_set("uksm_bottom_cpu_permille", BOTTOM) ||
+	    ksm_set("uksm_life_ms", LIFE_MS))
+		ksft_exit_fail_msg("cannot set the uksm knobs\n");
+	top = ksm_get("uksm_levels") - 1;
+	ksft_print_msg("scanner uksm, uksm_governor full, uksm_levels %d, uksm_bottom_cpu_permille %ld, uksm_life_ms %ld\n",
+		       top + 1, ksm_get("uksm_bottom_cpu_permille"),
+		       ksm_get("uksm_life_ms"));
+
+	for (k = 0; k < NCHILD; k++) {
+		spawn(k);
+		get_reply(k, &r[k]);
+		if (r[k].err)
+			ksft_exit_fail_msg("child %s: setup failed: %s\n",
+					   name[k], strerror(r[k].err));
+		maxlvl[k] = -1;
+	}
+	if (ksm_set("run", 1))
+		ksft_exit_fail_msg("run <- 1 refused\n");
+
+	r0 = ksm_get("uksm_rounds");
+	p0 = ksm_get("uksm_promotions");
+	t0 = now();
+	for (;;) {
+		rounds = ksm_get("uksm_rounds") - r0;
+		for (k = 0; k < NCHILD; k++) {
+			if (sample(k, &s[k]))
+				ksft_exit_fail_msg("child %s: no ksm_uksm_regions in /proc/%d/ksm_stat\n",
+						   name[k], ch[k].pid);
+			if (s[k].hi > maxlvl[k])
+				maxlvl[k] = s[k].hi;
+		}
+		if (s[DENSE].hi != dense_level) {
+			dense_level = s[DENSE].hi;
+			ksft_print_msg("round %ld, %.1f s: dense on level %d (%s), %ld merging\n",
+				       rounds, now() - t0, dense_level,
+				       s[DENSE].line, s[DENSE].merging);
+		}
+		if (dense_first < 0 && s[DENSE].sampled > 0)
+			dense_first = rounds;
+		if (s[SHORT].merging > short_merging)
+			short_merging = s[SHORT].merging;
+		waited = rounds >= ROUNDS && dense_first >= 0 &&
+			 rounds - dense_first >= ROUNDS_DENSE;
+		if (waited || now() - t0 > WAIT_SECS)
+			break;
+		msleep(POLL_MS);
+	}
+	ksft_test_result(waited, "%ld rounds in %.1f s (dense first sampled in round %ld)\n",
+			 rounds, now() - t0, dense_first);
+	for (k = 0; k < NCHILD; k++)
+		ksft_print_msg("%s: ksm_uksm_regions %s, highest level seen %d, %ld merging, %ld sampled, %ld COW breaks\n",
+			       name[k], s[k].line, maxlvl[k], s[k].merging,
+			       s[k].sampled, s[k].cow);
+	promo = ksm_get("uksm_promotions") - p0;
+	if (ksm_read("uksm_intervals", buf, sizeof(buf)))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	ksft_print_msg("uksm_promotions +%ld, uksm_demotions %ld, uksm_page_ns %ld, uksm_intervals %s\n",
+		       promo, ksm_get("uksm_demotions"),
+		       ksm_get("uksm_page_ns"), buf);
+
+	ksft_test_result(maxlvl[DENSE] == top,
+			 "dense reached the top level (highest seen %d of 0..%d)\n",
+			 maxlvl[DENSE], top);
+	ksft_test_result(promo >= top, "uksm_promotions advanced by %ld (want >= %d)\n",
+			 promo, top);
+	ksft_test_result(s[DENSE].merging >= NPAGES * 9 / 10,
+			 "dense merged %ld of %d pages (want >= 90%%)\n",
+			 s[DENSE].merging, NPAGES);
+	ksft_test_result(maxlvl[SPARSE] == 0 && s[SPARSE].sampled > 0,
+			 "sparse stayed on level 0 (highest seen %d, %ld pages sampled)\n",
+			 maxlvl[SPARSE], s[SPARSE].sampled);
+	ksft_test_result(maxlvl[COW] >= 0 && maxlvl[COW] < top && s[COW].cow > 0,
+			 "cow never reached the top level (highest seen %d of 0..%d, %ld COW breaks)\n",
+			 maxlvl[COW], top, s[COW].cow);
+	ksft_test_result(maxlvl[SHORT] == 0 && short_merging == 0,
+			 "short stayed on level 0 and never merged (highest seen %d, at most %ld merging)\n",
+			 maxlvl[SHORT], short_merging);
+
+	/* Every child checks its memory; cow and short stop first. */
+	for (k = 0; k < NCHILD; k++)
+		if (write(ch[k].cmd, "v", 1) != 1)
+			ksft_exit_fail_msg("child %s: %s\n", name[k], strerror(errno));
+	for (k = 0; k < NCHILD; k++) {
+		int st = -1;
+
+		get_reply(k, &r[k]);
+		waitpid(ch[k].pid, &st, 0);
+		ch[k].pid = 0;
+		ksft_test_result(!r[k].bad && !r[k].err && WIFEXITED(st) &&
+				 !WEXITSTATUS(st),
+				 "%s: every word intact (%ld bad%s)%s\n", name[k],
+				 r[k].bad, r[k].err ? ", a step failed" : "",
+				 k == COW ? ", after COW writes" :
+				 k == SHORT ? ", last VMA" : "");
+		if (k == COW || k == SHORT)
+			ksft_print_msg("%s: %ld %s\n", name[k], r[k].extra,
+				       k == COW ? "page writes" : "VMAs replaced");
+	}
+	ksft_finished();
+}

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Full-system scan for KSM (UKSM's first feature): make the anonymous memory
+ * of every user process mergeable, without madvise() or prctl().
+ *
+ * Writing 1 to /sys/kernel/mm/ksm/full_system_scan enrolls every user
+ * process that has not opted out: it gets what prctl(PR_SET_MEMORY_MERGE, 1)
+ * gives (MMF_VM_MERGE_ANY: every compatible VMA mergeable, new ones too,
+ * inherited by fork and exec), and MMF_KSM_ENROLLED records that the scan,
+ * not the process, asked for it. A process exec'ed while the knob is 1 is
+ * enrolled at exec. Writing 0 un-enrolls exactly the enrolled processes (their
+ * pages are unmerged); a process's own prctl() is never undone.
+ *
+ * Opting out lasts: prctl(PR_SET_MEMORY_MERGE, 0) sets MMF_KSM_OPT_OUT, which
+ * children inherit and which keeps the process out of every later walk;
+ * prctl(PR_SET_MEMORY_MERGE, 1) clears it. MADV_UNMERGEABLE keeps its VMA out,
+ * as the scan only marks VMAs when it enrolls a process and new VMAs after.
+ *
+ * Locking: knob writes are serialized by full_system_mutex; a process is
+ * enrolled or un-enrolled under its mmap write lock, as prctl() does, so the
+ * flags and its VMAs change together against ksmd and its own prctl().
+ */
+
+#include <linux/ksm.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+
+#include "ksm_adaptive.h"
+
+static DEFINE_MUTEX(full_system_mutex);
+static bool full_system __read_mostly;
+
+bool ksm_get_full_system(void)
+{
+	return READ_ONCE(full_system);
+}
+
+/* Enroll or un-enroll one mm: 1 when it changed, 0 when not, or -errno. */
+static int full_system_apply(struct mm_struct *mm, bool on)
+{
+	int ret = 0;
+
+	if (mmap_write_lock_killable(mm))
+		return -EINTR;
+	if (on) {
+		if (!test_bit(MMF_KSM_OPT_OUT, &mm->flags) &&
+		    !test_bit(MMF_VM_MERGE_ANY, &mm->flags)) {
+			ret = ksm_enable_merge_any(mm);
+			if (!ret) {
+				set_bit(MMF_KSM_ENROLLED, &mm->flags);
+				ret = 1;
+			}
+		}
+	} else if (test_bit(MMF_KSM_ENROLLED, &mm->flags)) {
+		ret = ksm_disable_merge_any(mm);
+		if (!ret) {
+			clear_bit(MMF_KSM_ENROLLED, &mm->flags);
+			ret = 1;
+		}
+	}
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/*
+ * One pass over every thread group, in pid order. A process forked during
+ * the pass may have copied its parent's flags before the parent changed and
+ * got a pid the pass has left behind: the caller repeats passes until one
+ * changes nothing.
+ */
+static int full_system_pass(bool on)
+{
+	int nr = 1, changed = 0;
+
+	for (;;) {
+		struct task_struct *task = NULL;
+		struct mm_struct *mm;
+		struct pid *pid;
+		int ret;
+
+		cond_resched();
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		rcu_read_lock();
+		pid = find_ge_pid(nr, &init_pid_ns);
+		if (pid) {
+			nr = pid_nr(pid) + 1;
+			task = pid_task(pid, PIDTYPE_TGID);
+			if (task)
+				get_task_struct(task);
+		}
+		rcu_read_unlock();
+		if (!pid)
+			break;
+		if (!task)
+			continue;
+		/* NULL for kernel threads and exiting tasks. */
+		mm = get_task_mm(task);
+		put_task_struct(task);
+		if (!mm)
+			continue;
+		ret = full_system_apply(mm, on);
+		mmput(mm);
+		if (ret < 0)
+			return ret;
+		changed += ret;
+	}
+	return changed;
+}
+
+#define FULL_SYSTEM_PASSES	4
+
+static int full_system_walk(bool on)
+{
+	int pass, ret = 0;
+
+	for (pass = 0; pass < FULL_SYSTEM_PASSES; pass++) {
+		ret = full_system_pass(on);
+		if (ret <= 0)
+			break;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * ksm_set_full_system() - switch the full-system scan
+ * @on:		enroll every user process, or un-enroll those it enrolled
+ *
+ * Either way the walk runs, so a write repeats what an interrupted one left
+ * undone. Enrolling that fails part-way is undone.
+ *
+ * Return: 0, or -EINTR / -ENOMEM with the knob off.
+ */
+int ksm_set_full_system(bool on)
+{
+	int err;
+
+	if (mutex_lock_interruptible(&full_system_mutex))
+		return -EINTR;
+	WRITE_ONCE(full_system, on);
+	err = full_system_walk(on);
+	if (err && on) {
+		WRITE_ONCE(full_system, false);
+		full_system_walk(false);
+	}
+	mutex_unlock(&full_system_mutex);
+	return err;
+}
+
+/* exec: enroll the new mm (its flags come from the old one) if it may be. */
+void ksm_full_system_execve(struct mm_struct *mm)
+{
+	if (!READ_ONCE(full_system) || test_bit(MMF_KSM_OPT_OUT, &mm->flags) ||
+	    test_bit(MMF_VM_MERGE_ANY, &mm->flags))
+		return;
+	set_bit(MMF_KSM_ENROLLED, &mm->flags);
+	set_bit(MMF_VM_MERGE_ANY, &mm->flags);
+}
+
+/* prctl(PR_SET_MEMORY_MERGE) succeeded: the process decides for itself. */
+void ksm_full_system_prctl(struct mm_struct *mm, bool merge)
+{
+	clear_bit(MMF_KSM_ENROLLED, &mm->flags);
+	if (merge)
+		clear_bit(MMF_KSM_OPT_OUT, &mm->flags);
+	else
+		set_bit(MMF_KSM_OPT_OUT, &mm->flags);
+}
