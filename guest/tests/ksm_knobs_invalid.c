@@ -4,6 +4,7 @@
  * below must fail with EINVAL (or EBUSY where stated) and leave the knob's
  * value as it was. Knobs that the kernel does not have are skipped.
  */
+#define _GNU_SOURCE
 #include "kselftest.h"
 #include "ksm_util.h"
 

@@ -5,9 +5,9 @@
  * saving against the exact oracle (honouring max_page_sharing chains), then
  * verify every byte, break COW on some merged pages and verify again.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "kselftest.h"
 #include "ksm_util.h"
@@ -57,13 +57,12 @@ static long oracle(long copies, long mps)
 
 static int wait_sharing(long want, int secs)
 {
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
 	int i;
 
 	for (i = 0; i < secs * 10; i++) {
 		if (ksm_get("pages_sharing") >= want)
 			return 0;
-		nanosleep(&ts, NULL);
+		msleep(100);
 	}
 	return -1;
 }

@@ -1,14 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small helpers shared by the guest tests: KSM sysfs access. */
+/*
+ * Small helpers shared by the guest tests: KSM sysfs access, saving and
+ * restoring knobs, time, and children driven over a pair of pipes. Define
+ * _GNU_SOURCE before any include (pipe2).
+ */
 #ifndef KSM_GUEST_UTIL_H
 #define KSM_GUEST_UTIL_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "kselftest.h"
 
 #define KSM_SYSFS "/sys/kernel/mm/ksm/"
 
@@ -110,6 +121,131 @@ static inline long ksm_stat_get(int pid, const char *key)
 		return -1;
 	v = ksm_stat_find(buf, key);
 	return v ? strtol(v, NULL, 10) : -1;
+}
+
+/* The current choice of a "a [b] c" knob, or the value itself. */
+static inline void ksm_knob_value(char *v)
+{
+	char *l = strchr(v, '['), *r;
+
+	if (l && (r = strchr(l, ']'))) {
+		*r = '\0';
+		memmove(v, l + 1, strlen(l + 1) + 1);
+	}
+	v[strcspn(v, "\n")] = '\0';
+}
+
+/* A knob saved to be put back: its name, and its value or "" if absent. */
+struct ksm_knob {
+	const char *name;
+	char val[64];
+};
+
+/* Save the current value of each of the n knobs. */
+static inline void ksm_knobs_save(struct ksm_knob *k, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		k[i].val[0] = '\0';
+		if (!ksm_read(k[i].name, k[i].val, sizeof(k[i].val)))
+			ksm_knob_value(k[i].val);
+	}
+}
+
+/* Write back, in order, each of the n knobs that was saved; say which fail. */
+static inline void ksm_knobs_restore(const struct ksm_knob *k, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (k[i].val[0] && ksm_write(k[i].name, k[i].val))
+			printf("# cannot restore %s=%s\n", k[i].name, k[i].val);
+}
+
+/* Seconds on CLOCK_MONOTONIC. */
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Sleep for ms milliseconds. */
+static inline void msleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A child of the test, pid 0 when there is none. */
+struct ksm_child {
+	pid_t pid;
+	int cmd;	/* parent -> child: commands */
+	int rep;	/* child -> parent: replies */
+};
+
+/*
+ * Fork ch[k] of ch[0..n-1] to run fn(k, cmd, rep), which must not return;
+ * it gets none of the other children's pipes and dies with the parent.
+ */
+static inline void ksm_spawn(struct ksm_child *ch, int n, int k,
+			     void (*fn)(int k, int cmd, int rep))
+{
+	pid_t parent = getpid();
+	int cmd[2], rep[2], i;
+
+	if (pipe2(cmd, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	fflush(stdout);
+	ch[k].pid = fork();
+	if (ch[k].pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!ch[k].pid) {
+		for (i = 0; i < n; i++)
+			if (i != k && ch[i].pid > 0) {
+				close(ch[i].cmd);
+				close(ch[i].rep);
+			}
+		close(cmd[1]);
+		close(rep[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		fn(k, cmd[0], rep[1]);
+		_exit(1);
+	}
+	close(cmd[0]);
+	close(rep[1]);
+	ch[k].cmd = cmd[1];
+	ch[k].rep = rep[0];
+}
+
+/* The child's next reply (len bytes); fails the test if not there in 60 s. */
+static inline void ksm_get_reply(const struct ksm_child *c, const char *name,
+				 void *r, size_t len)
+{
+	struct pollfd pfd = { .fd = c->rep, .events = POLLIN };
+
+	if (poll(&pfd, 1, 60000) != 1 || read(c->rep, r, len) != (ssize_t)len)
+		ksft_exit_fail_msg("child %s (pid %d) did not answer\n",
+				   name, c->pid);
+}
+
+/* SIGKILL and reap each of ch[0..n-1] that is still there. */
+static inline void ksm_kill_children(struct ksm_child *ch, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (ch[k].pid <= 0)
+			continue;
+		kill(ch[k].pid, SIGKILL);
+		waitpid(ch[k].pid, NULL, 0);
+		ch[k].pid = 0;
+	}
 }
 
 #endif

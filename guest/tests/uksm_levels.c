@@ -16,30 +16,24 @@
  *
  * The parent reads each child's ksm_uksm_regions (/proc/<pid>/ksm_stat)
  * every 50 ms until uksm_rounds has advanced by 12 (and by 8 since dense
- * was first sampled), and checks the highest level each region was seen
- * on. Every child checks every word of its memory at the end.
+ * was first sampled, and until dense has 90% of its pages merged), and
+ * checks the highest level each region was seen on. Every child checks
+ * every word of its memory at the end.
  *
  * Knobs (all restored): scanner uksm, uksm_governor full, uksm_life_ms
- * 500, uksm_levels 3 and uksm_bottom_cpu_permille 20. Three levels, not
- * the default four: a level's sampling interval is sized by the pages it
- * had in the previous round, so a region promoted into an empty level is
- * sampled whole there; dense is then all merged on level 1, reaches level
- * 2 and has nothing new to merge, so with four levels it would reach the
- * top (3) only when another region happened to be on level 1. The bottom share of 2% rather than 0.2% keeps level 0's
- * interval at most 1024 (at least two samples of dense in each round, so
- * that it merges in the first round it is sampled in) up to a page cost of
- * about 1.6 ms; the default share allows about 170 us, which the debug
- * kernel under TCG may exceed.
+ * 500, uksm_levels 3 and uksm_bottom_cpu_permille 20. Three levels keep the
+ * run short: dense climbs one level a round and goes back to level 0 once
+ * all is merged, so a shorter ladder makes "reached the top" quick to see.
+ * The bottom share of 2% rather than 0.2% lets level 0 sample dense a few
+ * times a round on the debug kernel, where examining a page costs about
+ * 1 ms of CPU under TCG.
  */
 #define _GNU_SOURCE
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "kselftest.h"
 #include "ksm_util.h"
@@ -68,49 +62,21 @@ struct reply {
 	long extra;	/* cow: page writes; short: VMAs replaced */
 };
 
-static struct {
-	pid_t pid;
-	int cmd;	/* parent -> child: 'v' verify and exit */
-	int rep;	/* child -> parent: struct reply */
-} ch[NCHILD];
+/* Command: 'v' verify and exit; replies: struct reply. */
+static struct ksm_child ch[NCHILD];
 
 static pid_t parent;
 static size_t psize;
 
-/* Knobs to restore (in this order, then run 2 and run), "" when absent. */
-static const char *const saved_knobs[] = {
-	"uksm_life_ms", "uksm_levels", "uksm_bottom_cpu_permille",
-	"uksm_governor", "scanner",
+/* Knobs to restore (in this order, then run 2 and run). */
+static struct ksm_knob saved[] = {
+	{ .name = "uksm_life_ms" },
+	{ .name = "uksm_levels" },
+	{ .name = "uksm_bottom_cpu_permille" },
+	{ .name = "uksm_governor" },
+	{ .name = "scanner" },
 };
-static char saved[ARRAY_SIZE(saved_knobs)][64];
-static char saved_run[64];
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void msleep(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* The current choice of a "a [b] c" knob, or the value itself. */
-static void knob_value(char *v)
-{
-	char *l = strchr(v, '['), *r;
-
-	if (l && (r = strchr(l, ']'))) {
-		*r = '\0';
-		memmove(v, l + 1, strlen(l + 1) + 1);
-	}
-	v[strcspn(v, "\n")] = '\0';
-}
+static struct ksm_knob saved_run = { .name = "run" };
 
 static uint64_t mix(uint64_t x)
 {
@@ -241,9 +207,6 @@ static void __attribute__((noreturn)) child(int k, int cmd, int rep)
 	struct reply r = { 0 };
 	uint64_t *mem;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
 	if (k == SHORT) {
 		void *res = mmap(NULL, SHORT_SLOTS * len, PROT_NONE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -270,62 +233,15 @@ static void __attribute__((noreturn)) child(int k, int cmd, int rep)
 	_exit(0);
 }
 
-static void spawn(int k)
-{
-	int cmd[2], rep[2], i;
-
-	if (pipe2(cmd, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
-		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
-	fflush(stdout);
-	ch[k].pid = fork();
-	if (ch[k].pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
-	if (!ch[k].pid) {
-		for (i = 0; i < k; i++) {
-			close(ch[i].cmd);
-			close(ch[i].rep);
-		}
-		close(cmd[1]);
-		close(rep[0]);
-		child(k, cmd[0], rep[1]);
-	}
-	close(cmd[0]);
-	close(rep[1]);
-	ch[k].cmd = cmd[1];
-	ch[k].rep = rep[0];
-}
-
-/* The child's next reply; fails the test if it does not come in 60 s. */
-static void get_reply(int k, struct reply *r)
-{
-	struct pollfd pfd = { .fd = ch[k].rep, .events = POLLIN };
-
-	if (poll(&pfd, 1, 60000) != 1 ||
-	    read(ch[k].rep, r, sizeof(*r)) != sizeof(*r))
-		ksft_exit_fail_msg("child %s (pid %d) did not answer\n",
-				   name[k], ch[k].pid);
-}
-
 static void cleanup(void)
 {
-	unsigned int i;
-	int k;
-
 	if (getpid() != parent)
 		return;
-	for (k = 0; k < NCHILD; k++) {
-		if (ch[k].pid <= 0)
-			continue;
-		kill(ch[k].pid, SIGKILL);
-		waitpid(ch[k].pid, NULL, 0);
-		ch[k].pid = 0;
-	}
-	for (i = 0; i < ARRAY_SIZE(saved_knobs); i++)
-		if (saved[i][0] && ksm_write(saved_knobs[i], saved[i]))
-			printf("# cannot restore %s=%s\n", saved_knobs[i], saved[i]);
+	ksm_kill_children(ch, NCHILD);
+	ksm_knobs_restore(saved, ARRAY_SIZE(saved));
 	ksm_write("run", "2");
-	if (saved_run[0])
-		ksm_write("run", saved_run);
+	if (saved_run.val[0])
+		ksm_write("run", saved_run.val);
 }
 
 /* What one read of a child's ksm_stat says. */
@@ -379,7 +295,6 @@ int main(void)
 	long r0, p0, rounds = 0, dense_first = -1, short_merging = 0, promo;
 	char buf[128];
 	bool waited;
-	unsigned int i;
 	double t0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -393,11 +308,8 @@ int main(void)
 		ksft_exit_skip("no distilling scanner\n");
 	ksft_set_plan(7 + NCHILD);
 
-	for (i = 0; i < ARRAY_SIZE(saved_knobs); i++)
-		if (!ksm_read(saved_knobs[i], saved[i], sizeof(saved[i])))
-			knob_value(saved[i]);
-	if (!ksm_read("run", saved_run, sizeof(saved_run)))
-		knob_value(saved_run);
+	ksm_knobs_save(saved, ARRAY_SIZE(saved));
+	ksm_knobs_save(&saved_run, 1);
 	atexit(cleanup);
 	if (ksm_write("scanner", "uksm"))
 		ksft_exit_fail_msg("scanner <- uksm refused\n");
@@ -412,8 +324,8 @@ int main(void)
 		       ksm_get("uksm_life_ms"));
 
 	for (k = 0; k < NCHILD; k++) {
-		spawn(k);
-		get_reply(k, &r[k]);
+		ksm_spawn(ch, NCHILD, k, child);
+		ksm_get_reply(&ch[k], name[k], &r[k], sizeof(r[k]));
 		if (r[k].err)
 			ksft_exit_fail_msg("child %s: setup failed: %s\n",
 					   name[k], strerror(r[k].err));
@@ -444,8 +356,10 @@ int main(void)
 			dense_first = rounds;
 		if (s[SHORT].merging > short_merging)
 			short_merging = s[SHORT].merging;
+		/* ... and until dense has merged (it may take a few rounds). */
 		waited = rounds >= ROUNDS && dense_first >= 0 &&
-			 rounds - dense_first >= ROUNDS_DENSE;
+			 rounds - dense_first >= ROUNDS_DENSE &&
+			 s[DENSE].merging >= NPAGES * 9 / 10;
 		if (waited || now() - t0 > WAIT_SECS)
 			break;
 		msleep(POLL_MS);
@@ -489,7 +403,7 @@ int main(void)
 	for (k = 0; k < NCHILD; k++) {
 		int st = -1;
 
-		get_reply(k, &r[k]);
+		ksm_get_reply(&ch[k], name[k], &r[k], sizeof(r[k]));
 		waitpid(ch[k].pid, &st, 0);
 		ch[k].pid = 0;
 		ksft_test_result(!r[k].bad && !r[k].err && WIFEXITED(st) &&

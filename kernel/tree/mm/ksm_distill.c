@@ -202,9 +202,16 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 	/* Nothing sampled (a small region between sample points): wait. */
 	if (!rr->sampled)
 		return level;
-	/* All its duplicates merged: back to the bottom. */
-	if (!rr->merged && rr->ksm_seen)
-		return 0;
+	/*
+	 * All its duplicates merged: back to the bottom, once enough of its
+	 * sampled pages (most, and KSM_DISTILL_EVIDENCE or the whole region)
+	 * were found merged already. Too few say nothing: it stays.
+	 */
+	if (!rr->merged && rr->ksm_seen * 2 >= rr->sampled) {
+		if (rr->ksm_seen >= min(KSM_DISTILL_EVIDENCE, rr->pages))
+			return 0;
+		return level;
+	}
 	dup_ok = rr->merged * 100 > (u64)th->dup_pct * rr->sampled;
 	cow_ok = rr->merged ? rr->cow * 100 < (u64)th->cow_pct * rr->merged :
 			      !rr->cow;
@@ -281,6 +288,18 @@ static unsigned long region_pages(const struct ksm_region *r)
 	return (r->end - r->start) >> PAGE_SHIFT;
 }
 
+/*
+ * The level's interval, but no more than the region's size rounded up to a
+ * power of two: a round then samples a small region at most once, and a
+ * round without a sample of it wastes no more than half.
+ */
+static unsigned long region_interval(const struct ksm_region *r)
+{
+	unsigned long iv = max(1UL, ds.interval[r->level]);
+
+	return min(iv, roundup_pow_of_two(region_pages(r)));
+}
+
 static void region_destroy(struct ksm_region *r)
 {
 	/* Its pages are gone: they keep this round's coverage open no more. */
@@ -306,6 +325,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 		.merged = r->merged,
 		.ksm_seen = r->ksm_seen,
 		.age_ms = jiffies_to_msecs(jiffies - r->born),
+		.pages = region_pages(r),
 	};
 	unsigned long interval;
 	int level;
@@ -347,7 +367,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	 * sampled in this coverage is kept apart (@cover_map), so a change of
 	 * interval or level costs no coverage.
 	 */
-	r->interval = max(1UL, ds.interval[level]);
+	r->interval = region_interval(r);
 	r->offset = ksm_offset_perm(r->seed, r->rounds, r->interval);
 	if (rr.age_ms >= life_ms())
 		r->rounds++;

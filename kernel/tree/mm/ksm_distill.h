@@ -15,6 +15,8 @@ struct mm_struct;
 struct seq_file;
 
 #define KSM_DISTILL_MAX_LEVELS	8
+/* Pages found merged already that send a region back to level 0. */
+#define KSM_DISTILL_EVIDENCE	8UL
 
 /**
  * struct ksm_region - one mergeable VMA as the distilling scanner sees it
@@ -101,6 +103,7 @@ struct ksm_distill_mm {
  * @ksm_seen:	examined pages that were already merged
  * @cow:	COW breaks of its merged pages
  * @age_ms:	milliseconds since the region was first seen
+ * @pages:	its size in pages
  */
 struct ksm_region_round {
 	unsigned long sampled;
@@ -108,6 +111,7 @@ struct ksm_region_round {
 	unsigned long ksm_seen;
 	unsigned long cow;
 	unsigned long age_ms;
+	unsigned long pages;
 };
 
 /**

@@ -20,7 +20,7 @@ static int judge(unsigned int level, unsigned long sampled,
 {
 	struct ksm_region_round rr = {
 		.sampled = sampled, .merged = merged, .ksm_seen = ksm_seen,
-		.cow = cow, .age_ms = age_ms,
+		.cow = cow, .age_ms = age_ms, .pages = 1000,
 	};
 
 	return ksm_region_next_level(level, 4, &rr, &test_th);
@@ -44,6 +44,11 @@ static void ksm_distill_level_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, judge(2, 100, 90, 0, 0, 99), 0);
 	/* All its duplicates merged: straight back to the bottom. */
 	KUNIT_EXPECT_EQ(test, judge(3, 100, 0, 60, 0, 1000), 0);
+	KUNIT_EXPECT_EQ(test, judge(3, 8, 0, 8, 0, 1000), 0);
+	/* Too few found merged to say all are: it stays. */
+	KUNIT_EXPECT_EQ(test, judge(3, 7, 0, 7, 0, 1000), 3);
+	/* Most of those sampled not merged, none new: demoted as sparse. */
+	KUNIT_EXPECT_EQ(test, judge(3, 100, 0, 20, 0, 1000), 2);
 	/* Nothing sampled: no information, it stays. */
 	KUNIT_EXPECT_EQ(test, judge(2, 0, 0, 0, 0, 1000), 2);
 	/* Sparse: demoted one level, never below 0. */
