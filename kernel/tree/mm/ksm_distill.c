@@ -555,6 +555,13 @@ static u64 distill_batch_sleep_ns(u64 busy_ns)
 	return sleep;
 }
 
+static void distill_merged_slot(struct ksm_distill_mm *dm,
+				struct ksm_region *r, unsigned long addr)
+{
+	if (addr >= r->start && addr < r->end)
+		region_cover(r, (addr - r->start) >> PAGE_SHIFT);
+}
+
 const struct ksm_scan_ops ksm_distill_ops = {
 	.round_start = distill_round_start,
 	.round_end = distill_round_end,
@@ -562,6 +569,7 @@ const struct ksm_scan_ops ksm_distill_ops = {
 	.next_sample = distill_next_sample,
 	.mm_end = distill_mm_end,
 	.examined = distill_examined,
+	.merged_slot = distill_merged_slot,
 	.batch_sleep_ns = distill_batch_sleep_ns,
 };
 

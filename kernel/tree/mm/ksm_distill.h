@@ -162,6 +162,9 @@ struct ksm_scan_ops {
 	/* A sampled page was examined: whether it was and is now merged. */
 	void (*examined)(struct ksm_distill_mm *dm, struct ksm_region *r,
 			 bool was_merged, bool merged);
+	/* The walk passed over a merged page at @addr of @r. */
+	void (*merged_slot)(struct ksm_distill_mm *dm, struct ksm_region *r,
+			    unsigned long addr);
 	/* Nanoseconds to sleep after a batch that kept ksmd busy @busy_ns. */
 	u64 (*batch_sleep_ns)(u64 busy_ns);
 };
