@@ -26,10 +26,10 @@
  * equal pages meet when both were sampled in it.
  *
  * Locking: every function here but ksm_distill_cow(), ksm_distill_mm_free()
- * and the statistics readers runs in ksmd under ksm_thread_mutex, for the regions of an mm
- * whose mmap lock ksmd holds for read. The region list of an mm is changed
- * under its ksm_distill_mm.lock, which ksm_distill_cow() (the fault path,
- * under ksm_mmlist_lock) takes to count a COW break.
+ * and the statistics readers runs in ksmd under ksm_thread_mutex, for the
+ * regions of an mm whose mmap lock ksmd holds for read. The region list of an
+ * mm is changed under its ksm_distill_mm.lock, which ksm_distill_cow() (the
+ * fault path, under ksm_mmlist_lock) takes to count a COW break.
  */
 
 #include <linux/bitmap.h>
@@ -262,12 +262,11 @@ static void distill_round_start(unsigned long round)
 
 /*
  * A coverage is complete when every region met in the round that existed
- * when the coverage began has had every page slot sampled since: with a
- * constant interval I, the offset permutation does that in I rounds, so each
- * round a region is sampled in adds 1/I. Such regions younger than Vlife are
- * not sampled and keep the coverage open; regions first seen during it are
- * left to the next. full_scans counts coverages, and the unstable tree lives
- * for one.
+ * when the coverage began has had every page slot sampled since, or passed
+ * over while merged (@cover_map). Such regions younger than Vlife are not
+ * sampled and keep the coverage open; regions first seen during it are left
+ * to the next. full_scans counts coverages, and the unstable tree lives for
+ * one.
  */
 static bool distill_round_end(void)
 {
