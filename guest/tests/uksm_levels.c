@@ -293,7 +293,7 @@ int main(void)
 	struct sample s[NCHILD];
 	int maxlvl[NCHILD], top, k, dense_level = -1;
 	long r0, p0, rounds = 0, dense_first = -1, short_merging = 0, promo;
-	char buf[128];
+	char buf[128], ns[128];
 	bool waited;
 	double t0;
 
@@ -374,9 +374,11 @@ int main(void)
 	if (ksm_read("uksm_intervals", buf, sizeof(buf)))
 		buf[0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	ksft_print_msg("uksm_promotions +%ld, uksm_demotions %ld, uksm_page_ns %ld, uksm_intervals %s\n",
-		       promo, ksm_get("uksm_demotions"),
-		       ksm_get("uksm_page_ns"), buf);
+	if (ksm_read("uksm_page_ns", ns, sizeof(ns)))
+		ns[0] = '\0';
+	ns[strcspn(ns, "\n")] = '\0';
+	ksft_print_msg("uksm_promotions +%ld, uksm_demotions %ld, uksm_page_ns %s, uksm_intervals %s\n",
+		       promo, ksm_get("uksm_demotions"), ns, buf);
 
 	ksft_test_result(maxlvl[DENSE] == top,
 			 "dense reached the top level (highest seen %d of 0..%d)\n",

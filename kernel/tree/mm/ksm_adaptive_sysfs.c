@@ -140,7 +140,6 @@ KSM_STAT(uksm_demotions, READ_ONCE(ksm_distill_stats.demotions));
 KSM_STAT(uksm_pages_sampled, READ_ONCE(ksm_distill_stats.sampled));
 KSM_STAT(uksm_pages_skipped, READ_ONCE(ksm_distill_stats.skipped));
 KSM_STAT(uksm_cow_breaks, atomic_long_read(&ksm_distill_stats.cow_breaks));
-KSM_STAT(uksm_page_ns, READ_ONCE(ksm_distill_stats.page_ns));
 
 /* One number per level, lowest first. */
 static ssize_t show_levels(char *buf, const unsigned long *v)
@@ -169,6 +168,14 @@ static ssize_t uksm_intervals_show(struct kobject *kobj,
 }
 
 static struct kobj_attribute uksm_intervals_attr = __ATTR_RO(uksm_intervals);
+
+static ssize_t uksm_page_ns_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return show_levels(buf, ksm_distill_stats.page_ns);
+}
+
+static struct kobj_attribute uksm_page_ns_attr = __ATTR_RO(uksm_page_ns);
 
 static struct kobj_attribute scanner_attr = __ATTR_RW(scanner);
 static struct kobj_attribute full_system_scan_attr =

@@ -70,13 +70,42 @@ static struct {
 	unsigned int nr_levels;
 	struct ksm_distill_thresholds th;
 	unsigned long interval[KSM_DISTILL_MAX_LEVELS];
-	/* Pages and regions per level met so far in this round. */
+	/*
+	 * Pages and regions per level met so far in this round, and the
+	 * pages the round's intervals were sized for.
+	 */
 	unsigned long pages[KSM_DISTILL_MAX_LEVELS];
+	unsigned long planned[KSM_DISTILL_MAX_LEVELS];
 	unsigned long regions[KSM_DISTILL_MAX_LEVELS];
-	/* Examined pages per level since the last batch_sleep_ns(). */
+	/* Levels that held regions in the previous round (bit l: level l). */
+	unsigned long populated;
+	/*
+	 * Since the last batch_sleep_ns(): pages examined, the time spent
+	 * examining them (ns, the walks to them not included), and the time
+	 * charged to each level (ns, see distill_charge()): @last_level is the
+	 * level of the page sampled last, @charge_from that of the page the
+	 * current stretch of the walk began at.
+	 */
 	unsigned long batch[KSM_DISTILL_MAX_LEVELS];
-	/* Estimated cost of examining one page, walk included (ns). */
-	u64 page_ns;
+	u64 batch_ns[KSM_DISTILL_MAX_LEVELS];
+	u64 charged[KSM_DISTILL_MAX_LEVELS];
+	unsigned int last_level;
+	unsigned int charge_from;
+	/*
+	 * Estimated cost of examining one page of each level (UKSM's s, per
+	 * level: a stable-tree hit costs far less than a search of a deep
+	 * unstable tree). The walk between samples is left out: it grows with
+	 * the interval, and counting it would widen the interval further. It
+	 * is charged to the budget.
+	 */
+	u64 page_ns[KSM_DISTILL_MAX_LEVELS];
+	/*
+	 * Decaying sums of examining time and pages behind page_ns, and the
+	 * levels measured so far (bit l: level l).
+	 */
+	u64 cost_ns[KSM_DISTILL_MAX_LEVELS];
+	u64 cost_pages[KSM_DISTILL_MAX_LEVELS];
+	unsigned long measured;
 	/*
 	 * Coverage: its number, the round it began in, and the regions met
 	 * this round that keep it open (not sampled through yet).
@@ -89,7 +118,7 @@ static struct {
 	.gov = &ksm_governors[0],
 	.bottom = 2,
 	.nr_levels = 4,
-	.page_ns = 10000,
+	.page_ns = { [0 ... KSM_DISTILL_MAX_LEVELS - 1] = 10000 },
 };
 
 static struct kmem_cache *region_cache;
@@ -119,11 +148,35 @@ unsigned int ksm_level_permille(const struct ksm_governor *gov,
 }
 
 /**
+ * ksm_level_round_ms() - a level's part of the global round (UKSM's t_l)
+ * @round_ms:	the governor's global round time (t)
+ * @nr_levels:	number of levels
+ * @populated:	bit l set when level l holds regions
+ * @level:	the level
+ *
+ * Each level gets t / @nr_levels (the paper derives t_l evenly from t).
+ * A level without regions takes no time, so its part goes to the highest
+ * level that holds regions: the round still takes about t, and the time
+ * the empty levels leave is spent where the duplicates are.
+ *
+ * Return: t_l in milliseconds.
+ */
+unsigned int ksm_level_round_ms(unsigned int round_ms, unsigned int nr_levels,
+				unsigned long populated, unsigned int level)
+{
+	unsigned int part = round_ms / max(1U, nr_levels);
+	unsigned long below = populated & (BIT(level) - 1);
+
+	if (level >= BITS_PER_LONG - 1 || populated >> (level + 1))
+		return part;
+	return round_ms - part * hweight_long(below);
+}
+
+/**
  * ksm_level_interval() - sampling interval of a level for one round
  * @level_pages: pages of the level's regions (UKSM's L_l)
  * @page_ns:	cost of examining one page (s)
- * @round_ms:	the governor's global round time (t)
- * @nr_levels:	number of levels (t_l = t / nr_levels)
+ * @level_ms:	the level's part of the global round (t_l)
  * @permille:	the level's CPU share (p_l)
  *
  * Return: every how many pages one is sampled: L_l * s / (t_l * p_l),
@@ -131,11 +184,10 @@ unsigned int ksm_level_permille(const struct ksm_governor *gov,
  * and with it the coverage of the offset permutation), at least 1.
  */
 unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
-				 unsigned int round_ms, unsigned int nr_levels,
-				 unsigned int permille)
+				 unsigned int level_ms, unsigned int permille)
 {
-	/* t_l * p_l in ns: round_ms * 1e6 / nr_levels * permille / 1000. */
-	u64 budget_ns = div_u64((u64)round_ms * 1000 * permille, nr_levels);
+	/* t_l * p_l in ns: level_ms * 1e6 * permille / 1000. */
+	u64 budget_ns = (u64)level_ms * 1000 * permille;
 	u64 need_ns = (u64)level_pages * page_ns;
 
 	if (!budget_ns)
@@ -230,9 +282,26 @@ static unsigned int life_ms(void)
 static unsigned long level_interval(unsigned int l, unsigned long pages)
 {
 	unsigned int p = ksm_level_permille(ds.gov, l, ds.nr_levels, ds.bottom);
+	unsigned int ms = ksm_level_round_ms(ds.gov->round_ms, ds.nr_levels,
+					     ds.populated, l);
 
-	return ksm_level_interval(pages, ds.page_ns, ds.gov->round_ms,
-				  ds.nr_levels, p);
+	return ksm_level_interval(pages, ds.page_ns[l], ms, p);
+}
+
+/*
+ * Level @l samples sparser from here on in this round if it holds more than
+ * the round was sized for, or a page costs more than the round assumed.
+ * Intervals never shrink within a round.
+ */
+static void level_grow(unsigned int l)
+{
+	unsigned long interval;
+
+	interval = level_interval(l, max(ds.pages[l], ds.planned[l]));
+	if (interval > ds.interval[l]) {
+		ds.interval[l] = interval;
+		WRITE_ONCE(ksm_distill_stats.interval[l], interval);
+	}
 }
 
 static void distill_round_start(unsigned long round)
@@ -250,7 +319,12 @@ static void distill_round_start(unsigned long round)
 	ds.th.cow_pct = READ_ONCE(ksm_distill_knobs.th.cow_pct);
 	ds.th.life_ms = READ_ONCE(ksm_distill_knobs.th.life_ms) ?: gov->round_ms;
 	/* Levels are sized by what the previous round met. */
+	ds.populated = 0;
+	for (l = 0; l < ds.nr_levels; l++)
+		if (ds.regions[l])
+			ds.populated |= BIT(l);
 	for (l = 0; l < KSM_DISTILL_MAX_LEVELS; l++) {
+		ds.planned[l] = ds.pages[l];
 		ds.interval[l] = level_interval(l, ds.pages[l]);
 		WRITE_ONCE(ksm_distill_stats.regions[l], ds.regions[l]);
 		WRITE_ONCE(ksm_distill_stats.interval[l], ds.interval[l]);
@@ -326,7 +400,6 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 		.age_ms = jiffies_to_msecs(jiffies - r->born),
 		.pages = region_pages(r),
 	};
-	unsigned long interval;
 	int level;
 
 	spin_lock(&dm->lock);
@@ -354,11 +427,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	 * in: new, promoted or demoted) samples sparser from here on, so that
 	 * a region does not get the interval of an empty level.
 	 */
-	interval = level_interval(level, ds.pages[level]);
-	if (interval > ds.interval[level]) {
-		ds.interval[level] = interval;
-		WRITE_ONCE(ksm_distill_stats.interval[level], interval);
-	}
+	level_grow(level);
 
 	/*
 	 * Sampling this round: at one interval, the offset permutation visits
@@ -368,16 +437,22 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	 */
 	r->interval = region_interval(r);
 	r->offset = ksm_offset_perm(r->seed, r->rounds, r->interval);
+	r->cursor = r->offset;
 	if (rr.age_ms >= life_ms())
 		r->rounds++;
-	if (r->cover_epoch != ds.epoch) {
+	/*
+	 * A new coverage, or a region sampled through in this one: a new pass
+	 * over it begins. A region does not wait for the others' coverage to
+	 * sample again, or a dense region would idle while a sparse one is
+	 * covered at the bottom level's pace.
+	 */
+	if (r->cover_epoch != ds.epoch || r->nr_covered == region_pages(r)) {
 		r->cover_epoch = ds.epoch;
 		bitmap_zero(r->cover_map, region_pages(r));
 		r->nr_covered = 0;
 	}
 	/* A region new in this coverage leaves it to the next one. */
-	r->blocking = r->nr_covered < region_pages(r) &&
-		      r->born_epoch != ds.epoch;
+	r->blocking = r->done_epoch != ds.epoch && r->born_epoch != ds.epoch;
 	if (r->blocking)
 		ds.uncovered++;
 }
@@ -387,7 +462,10 @@ static void region_cover(struct ksm_region *r, unsigned long idx)
 {
 	if (__test_and_set_bit(idx, r->cover_map))
 		return;
-	if (++r->nr_covered == region_pages(r) && r->blocking) {
+	if (++r->nr_covered < region_pages(r))
+		return;
+	r->done_epoch = ds.epoch;
+	if (r->blocking) {
 		r->blocking = false;
 		ds.uncovered--;
 	}
@@ -435,6 +513,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	nr->born = jiffies;
 	nr->seed = get_random_u32();
 	nr->cover_epoch = ds.epoch;
+	nr->done_epoch = ds.epoch - 1;
 	nr->born_epoch = ds.round == ds.epoch_round ? ds.epoch - 1 : ds.epoch;
 	list_for_each_entry_safe_from(r, next, &dm->regions, list) {
 		unsigned long lo, hi;
@@ -488,7 +567,7 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 					 struct ksm_region *r,
 					 unsigned long addr)
 {
-	unsigned long interval, off, idx, next, npages;
+	unsigned long idx, next, npages;
 
 	if (addr >= r->end)
 		return r->end;
@@ -498,15 +577,23 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 		ksm_distill_stats.skipped += npages;
 		return r->end;
 	}
-	interval = r->interval;
-	off = r->offset;
+	/*
+	 * The round samples every r->interval-th slot from r->offset on, each
+	 * moved up to the first slot not sampled (or passed over merged) in
+	 * this pass over the region: after a change of interval, offsets would
+	 * otherwise meet slots sampled already, and the round sample nothing.
+	 */
 	idx = (addr - r->start) >> PAGE_SHIFT;
-	next = idx + (off + interval - idx % interval) % interval;
+	next = find_next_zero_bit(r->cover_map, region_pages(r),
+				  max(idx, r->cursor));
 	if (next - idx >= npages) {
 		dm->skipped += npages;
 		ksm_distill_stats.skipped += npages;
 		return r->end;
 	}
+	/* The level's interval may have grown since the round began. */
+	r->interval = region_interval(r);
+	r->cursor = next + r->interval;
 	dm->skipped += next - idx;
 	ksm_distill_stats.skipped += next - idx;
 	region_cover(r, next);
@@ -514,8 +601,9 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 }
 
 static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
-			     bool was_merged, bool merged)
+			     bool was_merged, bool merged, u64 ns)
 {
+	ds.batch_ns[r->level] += ns;
 	r->sampled++;
 	if (was_merged)
 		r->ksm_seen++;
@@ -524,32 +612,93 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 	dm->sampled++;
 	ksm_distill_stats.sampled++;
 	ds.batch[r->level]++;
+	ds.last_level = r->level;
+}
+
+/*
+ * A stretch of the walk (from one sample to the next, round start and mmap
+ * lock waits included) serves the levels of the samples at both its ends:
+ * charge it to the higher one, so that crossing from a dense region into a
+ * sparse one, or a round's start, is not paid at the lowest level's share.
+ * A walk among regions of one level is charged to that level.
+ */
+static void distill_charge(u64 ns)
+{
+	unsigned int l = max(ds.charge_from, ds.last_level);
+
+	ds.charged[min(l, KSM_DISTILL_MAX_LEVELS - 1)] += ns;
+	ds.charge_from = ds.last_level;
+}
+
+/*
+ * ksmd used @busy_ns of CPU: split it among the levels as charged, and sleep
+ * so that the part of each level l is the share p_l of the time it takes.
+ */
+/*
+ * A batch examined @pages pages of level @l in @ns. The estimate is the
+ * ratio of decaying sums, so a batch weighs by its pages and one slow page
+ * in a batch of few moves it little. The first measure of a level stands
+ * for the levels not measured yet: a region promoted to a level never
+ * sampled gets an interval sized by a real cost, not by the start value.
+ */
+static void page_cost(unsigned int l, u64 ns, unsigned long pages)
+{
+	unsigned int m;
+
+	ds.cost_ns[l] = ds.cost_ns[l] - (ds.cost_ns[l] >> 3) + ns;
+	ds.cost_pages[l] = ds.cost_pages[l] - (ds.cost_pages[l] >> 3) + pages;
+	ds.page_ns[l] = div64_u64(ds.cost_ns[l], ds.cost_pages[l]);
+	if (!(ds.measured & BIT(l))) {
+		ds.measured |= BIT(l);
+		for (m = 0; m < KSM_DISTILL_MAX_LEVELS; m++) {
+			if (ds.measured & BIT(m))
+				continue;
+			ds.page_ns[m] = ds.page_ns[l];
+			WRITE_ONCE(ksm_distill_stats.page_ns[m], ds.page_ns[m]);
+		}
+	}
+	WRITE_ONCE(ksm_distill_stats.page_ns[l], ds.page_ns[l]);
+	if (l < ds.nr_levels)
+		level_grow(l);
 }
 
 static u64 distill_batch_sleep_ns(u64 busy_ns)
 {
 	const struct ksm_governor *gov;
-	unsigned long total = 0;
 	unsigned int l, bottom, p;
-	u64 sleep = 0;
+	u64 total = 0, sleep = 0, ns;
 
 	gov = &ksm_governors[READ_ONCE(ksm_distill_knobs.governor)];
 	bottom = READ_ONCE(ksm_distill_knobs.bottom_permille);
-	for (l = 0; l < ds.nr_levels; l++)
-		total += ds.batch[l];
-	if (!total) {
-		/* Only walked: charge it to the bottom level. */
-		return div_u64(busy_ns * (1000 - bottom), bottom);
-	}
-	ds.page_ns = (7 * ds.page_ns + div_u64(busy_ns, total)) / 8;
-	WRITE_ONCE(ksm_distill_stats.page_ns, ds.page_ns);
-	for (l = 0; l < ds.nr_levels; l++) {
+	for (l = 0; l < KSM_DISTILL_MAX_LEVELS; l++)
+		total += ds.charged[l];
+	for (l = 0; l < KSM_DISTILL_MAX_LEVELS; l++) {
 		if (!ds.batch[l])
 			continue;
-		p = ksm_level_permille(gov, l, ds.nr_levels, bottom);
-		sleep += div_u64(busy_ns * ds.batch[l] * (1000 - p),
-				 (u64)total * p);
+		/*
+		 * The examining times are wall time: scale them to the CPU
+		 * time the batch used, so that a preempted ksmd does not
+		 * take its waits for the cost of a page.
+		 */
+		ns = ds.batch_ns[l];
+		if (total > busy_ns)
+			ns = div64_u64(ns * busy_ns, total);
+		page_cost(l, ns, ds.batch[l]);
 		ds.batch[l] = 0;
+		ds.batch_ns[l] = 0;
+	}
+	if (!total) {
+		/* Nothing charged: count it to the bottom level. */
+		return div_u64(busy_ns * (1000 - bottom), bottom);
+	}
+	for (l = 0; l < KSM_DISTILL_MAX_LEVELS; l++) {
+		if (!ds.charged[l])
+			continue;
+		p = ksm_level_permille(gov, min(l, ds.nr_levels - 1),
+				       ds.nr_levels, bottom);
+		sleep += div64_u64(div64_u64(busy_ns * ds.charged[l], total) *
+				   (1000 - p), p);
+		ds.charged[l] = 0;
 	}
 	return sleep;
 }
@@ -569,6 +718,7 @@ const struct ksm_scan_ops ksm_distill_ops = {
 	.mm_end = distill_mm_end,
 	.examined = distill_examined,
 	.merged_slot = distill_merged_slot,
+	.charge = distill_charge,
 	.batch_sleep_ns = distill_batch_sleep_ns,
 };
 

@@ -39,6 +39,7 @@ struct seq_file;
  *		under &ksm_distill_mm.lock
  * @interval:	sampling interval of this round (a power of two)
  * @offset:	sampling offset of this round, in [0, @interval)
+ * @cursor:	page index of the round's next sample point
  * @rounds:	rounds the region was sampled in: the offset permutation's
  *		step
  * @cover_epoch: the coverage @cover_map and @nr_covered count for
@@ -46,7 +47,10 @@ struct seq_file;
  *		progress when it was first seen, or the one before if that one
  *		began in the round it was first seen in (it may have existed
  *		then)
- * @cover_map:	page slots sampled in this coverage, one bit a page
+ * @done_epoch: the last coverage in which every slot was sampled
+ * @cover_map:	page slots sampled in the current pass over the region, one
+ *		bit a page: a pass begins with each coverage and again when
+ *		the previous pass sampled every slot
  * @nr_covered:	bits set in @cover_map
  * @blocking:	counted in the round's regions that keep the coverage open
  *
@@ -69,9 +73,11 @@ struct ksm_region {
 	unsigned long cow;
 	unsigned long interval;
 	unsigned long offset;
+	unsigned long cursor;
 	unsigned long rounds;
 	unsigned long cover_epoch;
 	unsigned long born_epoch;
+	unsigned long done_epoch;
 	unsigned long *cover_map;
 	unsigned long nr_covered;
 	bool blocking;
@@ -159,12 +165,20 @@ struct ksm_scan_ops {
 				     struct ksm_region *r, unsigned long addr);
 	/* The walk left the mm: drop the regions it did not meet. */
 	void (*mm_end)(struct ksm_distill_mm *dm);
-	/* A sampled page was examined: whether it was and is now merged. */
+	/*
+	 * A sampled page was examined: whether it was and is now merged, and
+	 * how long examining it took (ns), the walk to it not included.
+	 */
 	void (*examined)(struct ksm_distill_mm *dm, struct ksm_region *r,
-			 bool was_merged, bool merged);
+			 bool was_merged, bool merged, u64 ns);
 	/* The walk passed over a merged page at @addr of @r. */
 	void (*merged_slot)(struct ksm_distill_mm *dm, struct ksm_region *r,
 			    unsigned long addr);
+	/*
+	 * The walk to a sample (or to the round's end) and its examining took
+	 * @ns: charge it to the sample's level, or to the last one sampled.
+	 */
+	void (*charge)(u64 ns);
 	/* Nanoseconds to sleep after a batch that kept ksmd busy @busy_ns. */
 	u64 (*batch_sleep_ns)(u64 busy_ns);
 };
@@ -189,7 +203,7 @@ struct ksm_distill_stats {
 	atomic_long_t cow_breaks;
 	unsigned long regions[KSM_DISTILL_MAX_LEVELS];
 	unsigned long interval[KSM_DISTILL_MAX_LEVELS];
-	u64 page_ns;
+	unsigned long page_ns[KSM_DISTILL_MAX_LEVELS];
 };
 
 #ifdef CONFIG_KSM_ADAPTIVE
@@ -212,9 +226,10 @@ unsigned long ksm_offset_perm(u32 seed, unsigned long round,
 unsigned int ksm_level_permille(const struct ksm_governor *gov,
 				unsigned int level, unsigned int nr_levels,
 				unsigned int bottom_permille);
+unsigned int ksm_level_round_ms(unsigned int round_ms, unsigned int nr_levels,
+				unsigned long populated, unsigned int level);
 unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
-				 unsigned int round_ms, unsigned int nr_levels,
-				 unsigned int permille);
+				 unsigned int level_ms, unsigned int permille);
 #endif
 
 #endif /* __MM_KSM_DISTILL_H */

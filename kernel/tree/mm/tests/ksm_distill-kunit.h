@@ -103,28 +103,120 @@ static void ksm_distill_budget_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ksm_governors[2].round_ms, 4 * full->round_ms);
 
 	/*
-	 * interval = L * s / (t_l * p): 262144 pages at 10 us, a 2 s round
-	 * over 4 levels (t_l = 0.5 s) at 95%: 2.62 s / 0.475 s -> 6, up to
-	 * the power of two 8.
+	 * interval = L * s / (t_l * p): 262144 pages at 10 us, t_l = 0.5 s
+	 * at 95%: 2.62 s / 0.475 s -> 6, up to the power of two 8.
 	 */
-	KUNIT_EXPECT_EQ(test, ksm_level_interval(262144, 10000, 2000, 4, 950),
-			8UL);
+	KUNIT_EXPECT_EQ(test, ksm_level_interval(262144, 10000, 500, 950), 8UL);
 	/* Small levels are sampled whole. */
-	KUNIT_EXPECT_EQ(test, ksm_level_interval(100, 10000, 2000, 4, 950),
-			1UL);
-	KUNIT_EXPECT_EQ(test, ksm_level_interval(0, 10000, 2000, 4, 950), 1UL);
+	KUNIT_EXPECT_EQ(test, ksm_level_interval(100, 10000, 500, 950), 1UL);
+	KUNIT_EXPECT_EQ(test, ksm_level_interval(0, 10000, 500, 950), 1UL);
 	/* At 0.2%, 262144 pages: 2.62 s / 1 ms -> 2622 -> 4096. */
-	KUNIT_EXPECT_EQ(test, ksm_level_interval(262144, 10000, 2000, 4, 2),
-			4096UL);
+	KUNIT_EXPECT_EQ(test, ksm_level_interval(262144, 10000, 500, 2), 4096UL);
 	/* Exact powers of two stay. */
-	KUNIT_EXPECT_EQ(test, ksm_level_interval(4 * 475, 1000000, 2000, 4, 950),
+	KUNIT_EXPECT_EQ(test, ksm_level_interval(4 * 475, 1000000, 500, 950),
 			4UL);
+	/* No time or no share: nothing is sampled. */
+	KUNIT_EXPECT_EQ(test, ksm_level_interval(100, 10000, 0, 950), ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, ksm_level_interval(100, 10000, 500, 0), ULONG_MAX);
+}
+
+static void ksm_distill_round_time_test(struct kunit *test)
+{
+	/* Every level populated: t / N each. */
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0xf, 0), 500U);
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0xf, 3), 500U);
+	/* Levels 0 and 3: the top takes what levels 1 and 2 leave. */
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0x9, 0), 500U);
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0x9, 3), 1500U);
+	/* Only level 0 (all merged, or all new): it gets the whole round. */
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0x1, 0), 2000U);
+	/* Levels 0 and 1: level 1 is the highest populated one. */
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0x3, 1), 1500U);
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0x3, 0), 500U);
+	/* A level above every populated one (a region just promoted). */
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0x1, 2), 1500U);
+	/* Nothing populated yet. */
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(2000, 4, 0, 0), 2000U);
+	/* The parts never add up to more than the round. */
+	KUNIT_EXPECT_EQ(test, ksm_level_round_ms(20000, 3, 0x5, 2) +
+			      ksm_level_round_ms(20000, 3, 0x5, 0), 20000U);
+}
+
+/* Sample points of one walk over @r from its start, into @out. */
+static int walk_samples(struct ksm_region *r, unsigned long *out, int max)
+{
+	struct ksm_distill_mm dm = { };
+	unsigned long addr = r->start;
+	int n = 0;
+
+	while (n < max) {
+		addr = distill_next_sample(&dm, r, addr);
+		if (addr >= r->end)
+			break;
+		out[n++] = (addr - r->start) >> PAGE_SHIFT;
+		addr += PAGE_SIZE;
+	}
+	return n;
+}
+
+static void ksm_distill_sample_test(struct kunit *test)
+{
+	unsigned long map[1] = { 0 }, got[20];
+	struct ksm_region r = {
+		.start = 0x100000, .end = 0x100000 + 16 * PAGE_SIZE,
+		.born = jiffies - HZ, .interval = 4, .cursor = 1,
+		.cover_map = map,
+	};
+	unsigned long interval = ds.interval[0];
+	unsigned int life = ds.th.life_ms;
+	int n;
+
+	/* ksmd's round state: the scanner is stock while KUnit runs. */
+	ds.th.life_ms = 0;
+	ds.interval[0] = 4;
+	/* Every interval-th slot from the offset. */
+	n = walk_samples(&r, got, 20);
+	KUNIT_EXPECT_EQ(test, n, 4);
+	KUNIT_EXPECT_EQ(test, got[0], 1UL);
+	KUNIT_EXPECT_EQ(test, got[3], 13UL);
+	KUNIT_EXPECT_EQ(test, r.nr_covered, 4UL);
+
+	/*
+	 * Offset 1 again (as after a change of interval, which restarts the
+	 * permutation): the slots of the last round are covered, so this one
+	 * samples the next free ones (2, 6, 10, 14) instead of nothing new.
+	 */
+	r.cursor = 1;
+	n = walk_samples(&r, got, 20);
+	KUNIT_EXPECT_EQ(test, n, 4);
+	KUNIT_EXPECT_EQ(test, got[0], 2UL);
+	KUNIT_EXPECT_EQ(test, got[1], 6UL);
+	KUNIT_EXPECT_EQ(test, got[3], 14UL);
+
+	/* Rounds go on until every slot was sampled once, then none. */
+	do {
+		r.cursor = 0;
+	} while (walk_samples(&r, got, 20));
+	KUNIT_EXPECT_EQ(test, r.nr_covered, 16UL);
+	KUNIT_EXPECT_EQ(test, map[0], 0xffffUL);
+
+	/* Regions younger than Vlife are not sampled. */
+	ds.th.life_ms = 10000;
+	map[0] = 0;
+	r.nr_covered = 0;
+	r.born = jiffies;
+	r.cursor = 0;
+	KUNIT_EXPECT_EQ(test, walk_samples(&r, got, 20), 0);
+	ds.th.life_ms = life;
+	ds.interval[0] = interval;
 }
 
 static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_level_test),
 	KUNIT_CASE(ksm_distill_perm_test),
 	KUNIT_CASE(ksm_distill_budget_test),
+	KUNIT_CASE(ksm_distill_round_time_test),
+	KUNIT_CASE(ksm_distill_sample_test),
 	{},
 };
 
