@@ -35,11 +35,13 @@ WORKLOADS = {
     "numa-mirror": "numa-mirror --size-mb {size} --seconds {window}",
     "numa-mirror-differ": "env WL_HOT=differ numa-mirror --size-mb {size} --seconds {window}",
     "thp-mixed": "thp-mixed --size-mb {size} --seconds {window}",
+    "merge-floor": "merge-floor --size-mb {size} --seconds {window}",
 }
 DEFAULT_SIZE = {"static-mix": 256, "sparse": 256, "churn": 16, "cow-broken": 64,
                 "short-lived": 16, "short-lived-1s": 16, "short-lived-200ms": 16,
                 "similar-images": 64,
-                "numa-mirror": 64, "numa-mirror-differ": 64, "thp-mixed": 128}
+                "numa-mirror": 64, "numa-mirror-differ": 64, "thp-mixed": 128,
+                "merge-floor": 256}
 
 
 DEMO_WORKLOADS = "static-mix similar-images numa-mirror"
@@ -202,6 +204,8 @@ def metrics(run, window):
     saved_mb = ksm_saved(end) * PAGE / 2**20
     out["saved_mb_at_t99"] = saved_mb
     out["efficiency_mb_per_cpu_s"] = saved_mb / out["engine_cpu_s"] if out["engine_cpu_s"] > 0 else None
+    out["us_per_saved_page"] = (1e6 * out["engine_cpu_s"] / ksm_saved(end)
+                                if ksm_saved(end) > 0 else None)
     win_mb = ksm_saved(last) * PAGE / 2**20
     out["efficiency_window_mb_per_cpu_s"] = (win_mb / out["engine_cpu_window_s"]
                                              if out["engine_cpu_window_s"] > 0 else None)
@@ -286,7 +290,7 @@ def results_md(summary):
 # Columns of the second table: the counts behind the ratios, then
 # whatever the workload itself reports (thp_kept_pct, writes, ...).
 FIGURES = ["saved_pages", "oracle_pages", "ksm_saved_pages", "efficiency_window_mb_per_cpu_s",
-           "examined_pages", "skipped_pages"]
+           "us_per_saved_page", "examined_pages", "skipped_pages"]
 NOT_FIGURES = {"window_s", "saved_agree", "saved_mb_at_t99", "instances"}
 INSTANCE_COLS = ["node", "nice", "merged_pages", "merged_local_pct", "hot_remote_pct",
                  "hot_reads_per_s"]

@@ -29,6 +29,7 @@ class MetricsTest(unittest.TestCase):
         self.assertAlmostEqual(m["engine_cpu_s"], 3.0)
         self.assertAlmostEqual(m["engine_cpu_window_s"], 4.0)
         self.assertAlmostEqual(m["efficiency_mb_per_cpu_s"], 995 * 4096 / 2**20 / 3.0)
+        self.assertAlmostEqual(m["us_per_saved_page"], 3e6 / 995)
         self.assertEqual(m["examined_pages"], 6000)
         self.assertEqual(m["cow_breaks"], 3)
         self.assertEqual(m["saved_agree"], 1)

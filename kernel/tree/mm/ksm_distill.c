@@ -4,7 +4,7 @@
  *
  * Every mergeable VMA is a region. Regions sit on levels 0 (lowest) to
  * nr_levels - 1; each level is sampled at its own interval, denser higher
- * up, with a per-region offset permutation so that successive rounds pick
+ * up, with an offset permutation so that successive rounds pick
  * different pages. A global round is one walk of KSM's cursor over every
  * mm; when the walk meets a region for the first time in a round, the
  * region's previous round is judged: promoted when its duplication ratio
@@ -65,6 +65,8 @@ struct ksm_distill_stats ksm_distill_stats;
 /* ksmd's state of the current round; ksmd only. */
 static struct {
 	unsigned long round;
+	/* Seed of the offset permutation, drawn at boot. */
+	u32 seed;
 	const struct ksm_governor *gov;
 	unsigned int bottom;
 	unsigned int nr_levels;
@@ -202,13 +204,13 @@ unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
 
 /**
  * ksm_offset_perm() - the offset a region samples at in one round
- * @seed:	the region's seed
- * @round:	rounds sampled at this interval so far
+ * @seed:	the permutation's seed
+ * @round:	the global round
  * @interval:	the region's level's interval this round
  *
  * Successive rounds step the offset by a stride coprime with @interval, so
  * @interval consecutive rounds at one interval visit every offset once, in
- * an order that differs between regions.
+ * an order that differs between seeds.
  *
  * Return: an offset in [0, @interval).
  */
@@ -431,15 +433,18 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 
 	/*
 	 * Sampling this round: at one interval, the offset permutation visits
-	 * every page slot in @interval consecutive rounds. Which slots were
-	 * sampled in this coverage is kept apart (@cover_map), so a change of
-	 * interval or level costs no coverage.
+	 * every offset in @interval consecutive rounds. Its seed is drawn at
+	 * boot and its step is the global round, both shared by all regions:
+	 * regions of similar processes (the same binaries, libraries or guest
+	 * images at the same place in their mappings) are sampled at the same
+	 * slots in the same round, so their duplicates meet in the unstable
+	 * tree at once rather than when both happen to have been sampled.
+	 * Which slots were sampled in the region's pass is kept apart
+	 * (@cover_map), so a change of interval or level costs no coverage.
 	 */
 	r->interval = region_interval(r);
-	r->offset = ksm_offset_perm(r->seed, r->rounds, r->interval);
+	r->offset = ksm_offset_perm(ds.seed, ds.round, r->interval);
 	r->cursor = r->offset;
-	if (rr.age_ms >= life_ms())
-		r->rounds++;
 	/*
 	 * A new coverage, or a region sampled through in this one: a new pass
 	 * over it begins. A region does not wait for the others' coverage to
@@ -511,7 +516,6 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	nr->end = end;
 	nr->cookie = cookie;
 	nr->born = jiffies;
-	nr->seed = get_random_u32();
 	nr->cover_epoch = ds.epoch;
 	nr->done_epoch = ds.epoch - 1;
 	nr->born_epoch = ds.round == ds.epoch_round ? ds.epoch - 1 : ds.epoch;
@@ -801,6 +805,7 @@ void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm)
 
 static int __init ksm_distill_init(void)
 {
+	ds.seed = get_random_u32();
 	region_cache = KMEM_CACHE(ksm_region, 0);
 	return region_cache ? 0 : -ENOMEM;
 }

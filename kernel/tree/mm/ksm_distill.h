@@ -29,7 +29,6 @@ struct seq_file;
  * @born:	jiffies when the region was first seen
  * @seen:	number of the global round that last walked the region
  * @level:	0 (lowest, sampled most sparsely) to nr_levels - 1
- * @seed:	per-region seed of the offset permutation
  * @sampled:	pages whose contents were examined this round
  * @merged:	pages merged this round (found equal to a stable or unstable
  *		page)
@@ -40,8 +39,6 @@ struct seq_file;
  * @interval:	sampling interval of this round (a power of two)
  * @offset:	sampling offset of this round, in [0, @interval)
  * @cursor:	page index of the round's next sample point
- * @rounds:	rounds the region was sampled in: the offset permutation's
- *		step
  * @cover_epoch: the coverage @cover_map and @nr_covered count for
  * @born_epoch:	the first coverage the region keeps open: the one in
  *		progress when it was first seen, or the one before if that one
@@ -66,7 +63,6 @@ struct ksm_region {
 	unsigned long born;
 	unsigned long seen;
 	unsigned int level;
-	u32 seed;
 	unsigned long sampled;
 	unsigned long merged;
 	unsigned long ksm_seen;
@@ -74,7 +70,6 @@ struct ksm_region {
 	unsigned long interval;
 	unsigned long offset;
 	unsigned long cursor;
-	unsigned long rounds;
 	unsigned long cover_epoch;
 	unsigned long born_epoch;
 	unsigned long done_epoch;
