@@ -86,13 +86,15 @@ static struct {
 	 * examining them (ns, the walks to them not included), and the time
 	 * charged to each level (ns, see distill_charge()): @last_level is the
 	 * level of the page sampled last, @charge_from that of the page the
-	 * current stretch of the walk began at.
+	 * current stretch of the walk began at, @stretch_sampled whether a
+	 * sample ended it.
 	 */
 	unsigned long batch[KSM_DISTILL_MAX_LEVELS];
 	u64 batch_ns[KSM_DISTILL_MAX_LEVELS];
 	u64 charged[KSM_DISTILL_MAX_LEVELS];
 	unsigned int last_level;
 	unsigned int charge_from;
+	bool stretch_sampled;
 	/*
 	 * Estimated cost of examining one page of each level (UKSM's s, per
 	 * level: a stable-tree hit costs far less than a search of a deep
@@ -617,6 +619,7 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 	ksm_distill_stats.sampled++;
 	ds.batch[r->level]++;
 	ds.last_level = r->level;
+	ds.stretch_sampled = true;
 }
 
 /*
@@ -628,10 +631,23 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
  */
 static void distill_charge(u64 ns)
 {
-	unsigned int l = max(ds.charge_from, ds.last_level);
+	unsigned int l;
 
+	if (ds.stretch_sampled) {
+		l = max(ds.charge_from, ds.last_level);
+		ds.charge_from = ds.last_level;
+	} else {
+		/*
+		 * No sample ended it (the walk reached the round's end): it is
+		 * the tail of the stretch before. After it, stretches without
+		 * samples (rounds with nothing to sample) are the lowest
+		 * level's, so an idle scanner keeps to the lowest share.
+		 */
+		l = ds.charge_from;
+		ds.charge_from = 0;
+	}
+	ds.stretch_sampled = false;
 	ds.charged[min(l, KSM_DISTILL_MAX_LEVELS - 1)] += ns;
-	ds.charge_from = ds.last_level;
 }
 
 /*
@@ -707,6 +723,35 @@ static u64 distill_batch_sleep_ns(u64 busy_ns)
 	return sleep;
 }
 
+/* The region of @dm that holds @addr, or NULL; under @dm->lock or in ksmd. */
+static struct ksm_region *region_at(struct ksm_distill_mm *dm,
+				    unsigned long addr)
+{
+	struct ksm_region *r;
+
+	list_for_each_entry(r, &dm->regions, list) {
+		if (addr < r->start)
+			break;
+		if (addr < r->end)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * Runs in ksmd, under ksm_mmlist_lock (which keeps @dm's mm_slot alive):
+ * only ksmd changes @dm's region list and the regions' @merged, so neither
+ * needs @dm->lock here.
+ */
+static void distill_partner_merged(struct ksm_distill_mm *dm,
+				   unsigned long addr)
+{
+	struct ksm_region *r = region_at(dm, addr);
+
+	if (r)
+		r->merged++;
+}
+
 static void distill_merged_slot(struct ksm_distill_mm *dm,
 				struct ksm_region *r, unsigned long addr)
 {
@@ -722,6 +767,7 @@ const struct ksm_scan_ops ksm_distill_ops = {
 	.mm_end = distill_mm_end,
 	.examined = distill_examined,
 	.merged_slot = distill_merged_slot,
+	.partner_merged = distill_partner_merged,
 	.charge = distill_charge,
 	.batch_sleep_ns = distill_batch_sleep_ns,
 };
@@ -765,14 +811,9 @@ void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr)
 
 	spin_lock(&dm->lock);
 	dm->cow++;
-	list_for_each_entry(r, &dm->regions, list) {
-		if (addr < r->start)
-			break;
-		if (addr < r->end) {
-			r->cow++;
-			break;
-		}
-	}
+	r = region_at(dm, addr);
+	if (r)
+		r->cow++;
 	spin_unlock(&dm->lock);
 	atomic_long_inc(&ksm_distill_stats.cow_breaks);
 }

@@ -30,8 +30,9 @@ struct seq_file;
  * @seen:	number of the global round that last walked the region
  * @level:	0 (lowest, sampled most sparsely) to nr_levels - 1
  * @sampled:	pages whose contents were examined this round
- * @merged:	pages merged this round (found equal to a stable or unstable
- *		page)
+ * @merged:	pages merged this round: its samples found equal to a stable
+ *		or unstable page, and its pages in the unstable tree that
+ *		another sample was found equal to
  * @ksm_seen:	sampled pages that were already merged
  * @cow:	COW breaks of merged pages this round, by writes of the
  *		process (not KSM's own unsharing); written by the fault path
@@ -166,6 +167,11 @@ struct ksm_scan_ops {
 	 */
 	void (*examined)(struct ksm_distill_mm *dm, struct ksm_region *r,
 			 bool was_merged, bool merged, u64 ns);
+	/*
+	 * A sample merged with the page at @addr of @dm, found in the
+	 * unstable tree: count the merge in that page's region too.
+	 */
+	void (*partner_merged)(struct ksm_distill_mm *dm, unsigned long addr);
 	/* The walk passed over a merged page at @addr of @r. */
 	void (*merged_slot)(struct ksm_distill_mm *dm, struct ksm_region *r,
 			    unsigned long addr);

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests for the progressive page hash: the permutation, moving a
+ * state up and down, and the finalizer's spread.
+ */
+#ifdef CONFIG_KSM_ADAPTIVE_KUNIT_TEST
+
+#ifndef _KSM_PHASH_KUNIT_H
+#define _KSM_PHASH_KUNIT_H
+
+#include <kunit/test.h>
+
+static void ksm_phash_perm_test(struct kunit *test)
+{
+	unsigned long *seen;
+	unsigned int i;
+
+	seen = kunit_kzalloc(test, BITS_TO_LONGS(KSM_PHASH_FULL) *
+			     sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < KSM_PHASH_FULL; i++) {
+		KUNIT_ASSERT_LT(test, (unsigned long)phash_perm[i], KSM_PHASH_FULL);
+		KUNIT_EXPECT_FALSE(test, __test_and_set_bit(phash_perm[i], seen));
+	}
+}
+
+static void ksm_phash_step_test(struct kunit *test)
+{
+	u32 h, w;
+	int i;
+
+	/* unstep undoes step for any state and word. */
+	for (i = 0; i < 10000; i++) {
+		h = get_random_u32();
+		w = get_random_u32();
+		KUNIT_EXPECT_EQ(test, phash_unstep(phash_step(h, w), w), h);
+	}
+	KUNIT_EXPECT_EQ(test, (u32)(PHASH_INV_MUL * (1U + (1U << PHASH_SHL))), 1U);
+}
+
+/* Fill @page as kind 0 (random), 1 (zeros but one word), 2 (word = index). */
+static void phash_fill(u32 *page, int kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < KSM_PHASH_FULL; i++)
+		page[i] = kind == 2 ? i : 0;
+	if (kind == 0)
+		get_random_bytes(page, PAGE_SIZE);
+	if (kind == 1)
+		page[KSM_PHASH_FULL / 2] = 1;
+}
+
+static void ksm_phash_progressive_test(struct kunit *test)
+{
+	static const unsigned int s[] = { 0, 1, 2, 7, 100, 511, 512, 1000 };
+	u32 *page, direct[ARRAY_SIZE(s) + 1];
+	unsigned int a, b, n = ARRAY_SIZE(s), str[ARRAY_SIZE(s) + 1];
+	int kind;
+
+	page = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	memcpy(str, s, sizeof(s));
+	str[n] = KSM_PHASH_FULL;
+	for (kind = 0; kind < 3; kind++) {
+		phash_fill(page, kind);
+		for (a = 0; a <= n; a++)
+			direct[a] = ksm_phash_extend(page, PHASH_SEED, 0, str[a]);
+		/* Up from every strength and down to every one: as direct. */
+		for (a = 0; a <= n; a++) {
+			for (b = a; b <= n; b++) {
+				u32 up = ksm_phash_extend(page, direct[a], str[a],
+							  str[b]);
+				u32 down = ksm_phash_retract(page, direct[b],
+							     str[b], str[a]);
+
+				KUNIT_EXPECT_EQ(test, up, direct[b]);
+				KUNIT_EXPECT_EQ(test, down, direct[a]);
+			}
+		}
+		KUNIT_EXPECT_EQ(test, ksm_phash(page, KSM_PHASH_FULL),
+				ksm_phash_final(direct[n]));
+	}
+}
+
+static void ksm_phash_strength_test(struct kunit *test)
+{
+	unsigned int n = 16;
+	u32 *a, *b;
+
+	a = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	b = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	phash_fill(a, 0);
+	memcpy(b, a, PAGE_SIZE);
+	/* A word strength n does not read: equal up to n, not after. */
+	b[phash_perm[n]] ^= 1;
+	KUNIT_EXPECT_EQ(test, ksm_phash(a, n), ksm_phash(b, n));
+	KUNIT_EXPECT_NE(test, ksm_phash(a, n + 1), ksm_phash(b, n + 1));
+	KUNIT_EXPECT_NE(test, ksm_phash(a, KSM_PHASH_FULL),
+			ksm_phash(b, KSM_PHASH_FULL));
+}
+
+/*
+ * Flipping one bit of the state flips each bit of the hash about half the
+ * time, and about 16 of them on average (the avalanche criterion).
+ */
+static void ksm_phash_final_test(struct kunit *test)
+{
+	unsigned int flips[32] = { 0 }, trials = 0, total = 0, i, j, k;
+
+	for (k = 0; k < 256; k++) {
+		u32 s = get_random_u32(), h = ksm_phash_final(s);
+
+		for (i = 0; i < 32; i++) {
+			u32 d = h ^ ksm_phash_final(s ^ BIT(i));
+
+			trials++;
+			total += hweight32(d);
+			for (j = 0; j < 32; j++)
+				flips[j] += !!(d & BIT(j));
+		}
+	}
+	/* 8192 trials: the mean of 16 flips within +-1, each bit 40-60%. */
+	KUNIT_EXPECT_GE(test, total, 15 * trials);
+	KUNIT_EXPECT_LE(test, total, 17 * trials);
+	for (j = 0; j < 32; j++) {
+		KUNIT_EXPECT_GE(test, flips[j] * 10, 4 * trials);
+		KUNIT_EXPECT_LE(test, flips[j] * 10, 6 * trials);
+	}
+}
+
+static struct kunit_case ksm_phash_test_cases[] = {
+	KUNIT_CASE(ksm_phash_perm_test),
+	KUNIT_CASE(ksm_phash_step_test),
+	KUNIT_CASE(ksm_phash_progressive_test),
+	KUNIT_CASE(ksm_phash_strength_test),
+	KUNIT_CASE(ksm_phash_final_test),
+	{}
+};
+
+static struct kunit_suite ksm_phash_test_suite = {
+	.name = "ksm_phash",
+	.test_cases = ksm_phash_test_cases,
+};
+
+kunit_test_suite(ksm_phash_test_suite);
+
+#endif /* _KSM_PHASH_KUNIT_H */
+#endif /* CONFIG_KSM_ADAPTIVE_KUNIT_TEST */
