@@ -239,6 +239,8 @@ unsigned long ksm_offset_perm(u32 seed, unsigned long round,
  * @th:		the thresholds
  *
  * Duplication ratio: pages merged in the round over pages sampled in it.
+ * Pages found merged already (sampled, or passed over by the walk) are the
+ * evidence that all its duplicates are merged.
  * COW-break ratio: COW breaks of the region's merged pages in the round
  * over pages merged in it (infinite when it broke some and merged none),
  * so a region whose merges are mostly undone is demoted.
@@ -255,19 +257,20 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 		level = nr_levels - 1;
 	if (rr->age_ms < th->life_ms)
 		return 0;
-	/* Nothing sampled (a small region between sample points): wait. */
-	if (!rr->sampled)
-		return level;
 	/*
-	 * All its duplicates merged: back to the bottom, once enough of its
-	 * sampled pages (most, and KSM_DISTILL_EVIDENCE or the whole region)
-	 * were found merged already. Too few say nothing: it stays.
+	 * All its duplicates merged: back to the bottom, once nothing new
+	 * merged and enough of its pages were found merged already (at least
+	 * as many as it sampled, and KSM_DISTILL_EVIDENCE or the whole
+	 * region). Too few say nothing: it stays.
 	 */
 	if (!rr->merged && rr->ksm_seen * 2 >= rr->sampled) {
 		if (rr->ksm_seen >= min(KSM_DISTILL_EVIDENCE, rr->pages))
 			return 0;
 		return level;
 	}
+	/* Nothing sampled (a small region between sample points): wait. */
+	if (!rr->sampled)
+		return level;
 	dup_ok = rr->merged * 100 > (u64)th->dup_pct * rr->sampled;
 	cow_ok = rr->merged ? rr->cow * 100 < (u64)th->cow_pct * rr->merged :
 			      !rr->cow;
@@ -755,8 +758,11 @@ static void distill_partner_merged(struct ksm_distill_mm *dm,
 static void distill_merged_slot(struct ksm_distill_mm *dm,
 				struct ksm_region *r, unsigned long addr)
 {
-	if (addr >= r->start && addr < r->end)
-		region_cover(r, (addr - r->start) >> PAGE_SHIFT);
+	if (addr < r->start || addr >= r->end)
+		return;
+	/* Evidence that its duplicates are merged, as a merged sample is. */
+	r->ksm_seen++;
+	region_cover(r, (addr - r->start) >> PAGE_SHIFT);
 }
 
 const struct ksm_scan_ops ksm_distill_ops = {

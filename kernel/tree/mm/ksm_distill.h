@@ -33,7 +33,8 @@ struct seq_file;
  * @merged:	pages merged this round: its samples found equal to a stable
  *		or unstable page, and its pages in the unstable tree that
  *		another sample was found equal to
- * @ksm_seen:	sampled pages that were already merged
+ * @ksm_seen:	pages found merged already this round: sampled, or passed
+ *		over by the walk
  * @cow:	COW breaks of merged pages this round, by writes of the
  *		process (not KSM's own unsharing); written by the fault path
  *		under &ksm_distill_mm.lock
@@ -102,7 +103,7 @@ struct ksm_distill_mm {
  * struct ksm_region_round - what a region did in one global round
  * @sampled:	pages examined
  * @merged:	pages newly merged
- * @ksm_seen:	examined pages that were already merged
+ * @ksm_seen:	pages found merged already (sampled or passed over)
  * @cow:	COW breaks of its merged pages
  * @age_ms:	milliseconds since the region was first seen
  * @pages:	its size in pages

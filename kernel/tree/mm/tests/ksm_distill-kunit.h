@@ -45,6 +45,12 @@ static void ksm_distill_level_test(struct kunit *test)
 	/* All its duplicates merged: straight back to the bottom. */
 	KUNIT_EXPECT_EQ(test, judge(3, 100, 0, 60, 0, 1000), 0);
 	KUNIT_EXPECT_EQ(test, judge(3, 8, 0, 8, 0, 1000), 0);
+	/*
+	 * Its unique pages sampled, nothing new merged, its merged pages
+	 * passed over by the walk (or nothing left to sample): all merged.
+	 */
+	KUNIT_EXPECT_EQ(test, judge(3, 640, 0, 5760, 0, 1000), 0);
+	KUNIT_EXPECT_EQ(test, judge(3, 0, 0, 500, 0, 1000), 0);
 	/* Too few found merged to say all are: it stays. */
 	KUNIT_EXPECT_EQ(test, judge(3, 7, 0, 7, 0, 1000), 3);
 	/* Most of those sampled not merged, none new: demoted as sparse. */
