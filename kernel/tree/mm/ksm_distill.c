@@ -447,9 +447,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	 * Which slots were sampled in the region's pass is kept apart
 	 * (@cover_map), so a change of interval or level costs no coverage.
 	 */
-	r->interval = region_interval(r);
-	r->offset = ksm_offset_perm(ds.seed, ds.round, r->interval);
-	r->cursor = r->offset;
+	r->cursor = ksm_offset_perm(ds.seed, ds.round, region_interval(r));
 	/*
 	 * A new coverage, or a region sampled through in this one: a new pass
 	 * over it begins. A region does not wait for the others' coverage to
@@ -587,10 +585,11 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 		return r->end;
 	}
 	/*
-	 * The round samples every r->interval-th slot from r->offset on, each
+	 * The round samples every interval-th slot from its offset on, each
 	 * moved up to the first slot not sampled (or passed over merged) in
 	 * this pass over the region: after a change of interval, offsets would
 	 * otherwise meet slots sampled already, and the round sample nothing.
+	 * The level's interval may have grown since the round began.
 	 */
 	idx = (addr - r->start) >> PAGE_SHIFT;
 	next = find_next_zero_bit(r->cover_map, region_pages(r),
@@ -600,9 +599,7 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 		ksm_distill_stats.skipped += npages;
 		return r->end;
 	}
-	/* The level's interval may have grown since the round began. */
-	r->interval = region_interval(r);
-	r->cursor = next + r->interval;
+	r->cursor = next + region_interval(r);
 	dm->skipped += next - idx;
 	ksm_distill_stats.skipped += next - idx;
 	region_cover(r, next);
@@ -654,10 +651,6 @@ static void distill_charge(u64 ns)
 }
 
 /*
- * ksmd used @busy_ns of CPU: split it among the levels as charged, and sleep
- * so that the part of each level l is the share p_l of the time it takes.
- */
-/*
  * A batch examined @pages pages of level @l in @ns. The estimate is the
  * ratio of decaying sums, so a batch weighs by its pages and one slow page
  * in a batch of few moves it little. The first measure of a level stands
@@ -685,6 +678,10 @@ static void page_cost(unsigned int l, u64 ns, unsigned long pages)
 		level_grow(l);
 }
 
+/*
+ * ksmd used @busy_ns of CPU: split it among the levels as charged, and sleep
+ * so that the part of each level l is the share p_l of the time it takes.
+ */
 static u64 distill_batch_sleep_ns(u64 busy_ns)
 {
 	const struct ksm_governor *gov;

@@ -38,9 +38,8 @@ struct seq_file;
  * @cow:	COW breaks of merged pages this round, by writes of the
  *		process (not KSM's own unsharing); written by the fault path
  *		under &ksm_distill_mm.lock
- * @interval:	sampling interval of this round (a power of two)
- * @offset:	sampling offset of this round, in [0, @interval)
- * @cursor:	page index of the round's next sample point
+ * @cursor:	page index of the round's next sample point: first the
+ *		round's offset, then the last sample plus the interval
  * @cover_epoch: the coverage @cover_map and @nr_covered count for
  * @born_epoch:	the first coverage the region keeps open: the one in
  *		progress when it was first seen, or the one before if that one
@@ -69,8 +68,6 @@ struct ksm_region {
 	unsigned long merged;
 	unsigned long ksm_seen;
 	unsigned long cow;
-	unsigned long interval;
-	unsigned long offset;
 	unsigned long cursor;
 	unsigned long cover_epoch;
 	unsigned long born_epoch;

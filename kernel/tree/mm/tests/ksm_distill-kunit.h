@@ -170,7 +170,7 @@ static void ksm_distill_sample_test(struct kunit *test)
 	unsigned long map[1] = { 0 }, got[20];
 	struct ksm_region r = {
 		.start = 0x100000, .end = 0x100000 + 16 * PAGE_SIZE,
-		.born = jiffies - HZ, .interval = 4, .cursor = 1,
+		.born = jiffies - HZ, .cursor = 1,
 		.cover_map = map,
 	};
 	unsigned long interval = ds.interval[0];
