@@ -34,13 +34,14 @@ WORKLOADS = {
     "similar-images": "similar-images --size-mb {size} --seconds {window}",
     "numa-mirror": "numa-mirror --size-mb {size} --seconds {window}",
     "numa-mirror-differ": "env WL_HOT=differ numa-mirror --size-mb {size} --seconds {window}",
+    "numa-mirror-c10": "env WL_NICE=-20,-11 numa-mirror --size-mb {size} --seconds {window}",
     "thp-mixed": "thp-mixed --size-mb {size} --seconds {window}",
     "merge-floor": "merge-floor --size-mb {size} --seconds {window}",
 }
 DEFAULT_SIZE = {"static-mix": 256, "sparse": 256, "churn": 16, "cow-broken": 64,
                 "short-lived": 16, "short-lived-1s": 16, "short-lived-200ms": 16,
                 "similar-images": 64,
-                "numa-mirror": 64, "numa-mirror-differ": 64, "thp-mixed": 128,
+                "numa-mirror": 64, "numa-mirror-differ": 64, "numa-mirror-c10": 64, "thp-mixed": 128,
                 "merge-floor": 256}
 
 
@@ -225,12 +226,26 @@ def metrics(run, window):
     if run.get("instances"):
         out["instances"] = [{k: (v if k in ("instance",) else float(v))
                              for k, v in i.items() if k != "name"} for i in run["instances"]]
+        out.update(instance_metrics(out["instances"]))
     for k, v in run["result"].items():
         if k not in ("content_ok", "name"):
             try:
                 out[k] = float(v)
             except ValueError:
                 out[k] = v
+    return out
+
+
+def instance_metrics(insts):
+    """Placement figures over a NUMA workload's instances (docs/bench.md)."""
+    out = {}
+    hot = [i["hot_remote_pct"] for i in insts if "hot_remote_pct" in i]
+    if hot:
+        out["hot_remote_max_pct"] = max(hot)
+        out["hot_remote_spread_pct"] = max(hot) - min(hot)
+    first = [i for i in insts if str(i.get("instance")) == "0"]
+    if first and "merged_local_pct" in first[0]:
+        out["instance0_merged_local_pct"] = first[0]["merged_local_pct"]
     return out
 
 

@@ -38,6 +38,8 @@ static const struct {
 	{ "uksm_life_ms", "-1" },
 	{ "uksm_bottom_cpu_permille", "0" },
 	{ "uksm_bottom_cpu_permille", "1001" },
+	{ "placement", "fiar" },
+	{ "placement", "fair priority" },
 };
 
 int main(void)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -91,6 +92,19 @@ static int is_merged(int pm, void *addr)
 	return (pme >> 63) & 1 && !((pme >> 56) & 1);
 }
 
+/* Instances past each end-of-run barrier, shared by all. */
+static int *measured;
+
+/* Wait (up to 30 s) until @n instances have arrived at *@count. */
+static void barrier_wait(int *count, int n)
+{
+	int i;
+
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < 3000 && __atomic_load_n(count, __ATOMIC_SEQ_CST) < n; i++)
+		wl_sleep(0.01);
+}
+
 static void instance(int k, int node, int nice_val, size_t npages,
 		     const struct wl_opts *o, int differ)
 {
@@ -125,6 +139,13 @@ static void instance(int k, int node, int nice_val, size_t npages,
 		}
 		wl_sleep(0.05);
 	}
+	/*
+	 * Where the copies are, before anything reads them: reading every
+	 * page makes it hot, and a placement that follows hotness would
+	 * move copies while the other instances still count. Then, once all
+	 * have counted, verify; and exit once all have verified, or a copy
+	 * whose other sharer exited would count as not merged.
+	 */
 	pm = open("/proc/self/pagemap", O_RDONLY);
 	for (p = 0; p < npages; p++) {
 		char *addr = mem + p * wl_psize;
@@ -137,8 +158,11 @@ static void instance(int k, int node, int nice_val, size_t npages,
 		}
 		if (in_hot && where >= 0 && where != node)
 			hot_remote++;
-		bad += wl_check(addr, p + 1) != 0;
 	}
+	barrier_wait(&measured[0], o->procs);
+	for (p = 0; p < npages; p++)
+		bad += wl_check(mem + p * wl_psize, p + 1) != 0;
+	barrier_wait(&measured[1], o->procs);
 	if (bad)
 		wl_die("instance %d: %ld pages changed", k, bad);
 	wl_report("result", "instance=%d node=%d nice=%d merged_pages=%ld merged_local_pct=%.1f hot_remote_pct=%.1f hot_reads_per_s=%.0f",
@@ -174,6 +198,10 @@ int main(int argc, char **argv)
 		nices = *end == ',' ? end + 1 : end;
 	}
 	npages = o.size_mb * (1 << 20) / wl_psize;
+	measured = mmap(NULL, 2 * sizeof(*measured), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (measured == MAP_FAILED)
+		wl_die("mmap: %s", strerror(errno));
 	wl_gate_open();
 	for (k = 0; k < o.procs; k++) {
 		pids[k] = fork();

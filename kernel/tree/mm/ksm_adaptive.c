@@ -15,6 +15,8 @@
 
 #include "ksm_adaptive.h"
 
+struct ksm_tree_stats ksm_tree_stats;
+
 /**
  * ksm_choice_parse() - parse a write to a mode knob
  * @choice:	the knob's modes

@@ -40,6 +40,25 @@ int ksm_set_scanner(int scanner);
 bool ksm_get_full_system(void);
 int ksm_set_full_system(bool on);
 
+/**
+ * struct ksm_tree_stats - lookups in KSM's trees and their page compares
+ * @lookups:	searches of the stable tree ([0]) and unstable tree ([1])
+ * @compares:	page comparisons those searches made (memcmp_pages())
+ *
+ * Written by ksmd only; their ratio is the average depth a lookup reaches.
+ */
+struct ksm_tree_stats {
+	unsigned long lookups[2];
+	unsigned long compares[2];
+};
+
+extern struct ksm_tree_stats ksm_tree_stats;
+
+static inline void ksm_tree_count(unsigned long *c)
+{
+	WRITE_ONCE(*c, *c + 1);
+}
+
 int ksm_adaptive_sysfs_init(void);
 
 #endif /* __MM_KSM_ADAPTIVE_H */

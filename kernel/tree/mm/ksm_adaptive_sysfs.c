@@ -15,6 +15,7 @@
 
 #include "ksm_adaptive.h"
 #include "ksm_distill.h"
+#include "ksm_place.h"
 
 static const char * const scanner_names[KSM_NR_SCANNERS] = {
 	"stock", "uksm",
@@ -61,6 +62,33 @@ static ssize_t full_system_scan_store(struct kobject *kobj,
 		return -EINVAL;
 	err = ksm_set_full_system(on);
 	return err ? err : count;
+}
+
+static const char * const placement_names[KSM_NR_PLACEMENTS] = {
+	"scan-order", "fair", "priority",
+};
+
+static const struct ksm_choice placement_choice = {
+	.names = placement_names,
+	.nr = KSM_NR_PLACEMENTS,
+};
+
+static ssize_t placement_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return ksm_choice_show(&placement_choice, READ_ONCE(ksm_placement),
+			       buf);
+}
+
+static ssize_t placement_store(struct kobject *kobj,
+			       struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	int mode = ksm_choice_parse(&placement_choice, buf);
+
+	if (mode < 0)
+		return mode;
+	return ksm_place_set(mode) ?: count;
 }
 
 static const char * const governor_names[KSM_NR_GOVERNORS] = {
@@ -140,6 +168,21 @@ KSM_STAT(uksm_demotions, READ_ONCE(ksm_distill_stats.demotions));
 KSM_STAT(uksm_pages_sampled, READ_ONCE(ksm_distill_stats.sampled));
 KSM_STAT(uksm_pages_skipped, READ_ONCE(ksm_distill_stats.skipped));
 KSM_STAT(uksm_cow_breaks, atomic_long_read(&ksm_distill_stats.cow_breaks));
+KSM_STAT(placement_merges_scan_order,
+	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_SCAN_ORDER]));
+KSM_STAT(placement_merges_hot,
+	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_HOT]));
+KSM_STAT(placement_merges_balanced,
+	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_BALANCE]));
+KSM_STAT(placement_merges_priority,
+	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_PRIORITY]));
+KSM_STAT(stable_lookups, READ_ONCE(ksm_tree_stats.lookups[0]));
+KSM_STAT(stable_lookup_compares, READ_ONCE(ksm_tree_stats.compares[0]));
+KSM_STAT(unstable_lookups, READ_ONCE(ksm_tree_stats.lookups[1]));
+KSM_STAT(unstable_lookup_compares, READ_ONCE(ksm_tree_stats.compares[1]));
+KSM_STAT(placement_migrated, READ_ONCE(ksm_place_stats.migrated));
+KSM_STAT(placement_migrate_failed, READ_ONCE(ksm_place_stats.migrate_failed));
+KSM_STAT(placement_migrate_deferred, READ_ONCE(ksm_place_stats.deferred));
 
 /* One number per level, lowest first. */
 static ssize_t show_levels(char *buf, const unsigned long *v)
@@ -181,6 +224,7 @@ static struct kobj_attribute scanner_attr = __ATTR_RW(scanner);
 static struct kobj_attribute full_system_scan_attr =
 	__ATTR_RW(full_system_scan);
 static struct kobj_attribute uksm_governor_attr = __ATTR_RW(uksm_governor);
+static struct kobj_attribute placement_attr = __ATTR_RW(placement);
 
 static struct attribute *ksm_adaptive_attrs[] = {
 	&scanner_attr.attr,
@@ -200,6 +244,18 @@ static struct attribute *ksm_adaptive_attrs[] = {
 	&uksm_page_ns_attr.attr,
 	&uksm_regions_attr.attr,
 	&uksm_intervals_attr.attr,
+	&placement_attr.attr,
+	&placement_merges_scan_order_attr.attr,
+	&placement_merges_hot_attr.attr,
+	&placement_merges_balanced_attr.attr,
+	&placement_merges_priority_attr.attr,
+	&placement_migrated_attr.attr,
+	&placement_migrate_failed_attr.attr,
+	&placement_migrate_deferred_attr.attr,
+	&stable_lookups_attr.attr,
+	&stable_lookup_compares_attr.attr,
+	&unstable_lookups_attr.attr,
+	&unstable_lookup_compares_attr.attr,
 	NULL,
 };
 
