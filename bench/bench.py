@@ -222,6 +222,11 @@ def metrics(run, window):
     out["examined_pages_per_cpu_s"] = (out["examined_pages"] / out["engine_cpu_window_s"]
                                        if out["engine_cpu_window_s"] > 0 else None)
     out["cow_breaks"] = last["cow_ksm"] - first["cow_ksm"]
+    # Page compares per tree lookup over the window (the engine's counters).
+    for tree, n, c in (("stable", "sl", "slc"), ("unstable", "ul", "ulc")):
+        if first.get(n, -1) >= 0 and last.get(n, -1) > first[n]:
+            out["%s_compares_per_lookup" % tree] = ((last[c] - first[c]) /
+                                                   (last[n] - first[n]))
     out["window_s"] = last["t"]
     if run.get("instances"):
         out["instances"] = [{k: (v if k in ("instance",) else float(v))

@@ -26,11 +26,12 @@ def read_targets(path):
             if len(w) == 5 and w[3] in OPS:
                 targets.append({"wl": w[0], "eng": w[1], "metric": w[2], "op": w[3],
                                 "value": float(w[4]), "ref": None, "line": n})
-            elif len(w) == 7 and w[3] in OPS and w[5] == "x":
+            elif len(w) == 7 and w[3] in OPS and w[5] in ("x", "+"):
                 targets.append({"wl": w[0], "eng": w[1], "metric": w[2], "op": w[3],
-                                "value": float(w[4]), "ref": w[6], "line": n})
+                                "value": float(w[4]), "ref": w[6], "line": n,
+                                "offset": w[5] == "+"})
             else:
-                raise SystemExit("%s:%d: want WORKLOAD ENGINE METRIC OP VALUE [x ENGINE2]" % (path, n))
+                raise SystemExit("%s:%d: want WORKLOAD ENGINE METRIC OP VALUE [x|+ ENGINE2]" % (path, n))
     return targets
 
 
@@ -56,9 +57,12 @@ def check(summary, targets):
         bound, what = t["value"], "%g" % t["value"]
         if t["ref"]:
             ref, eng = best_ref(summary, t)
-            bound = None if ref is None else t["value"] * ref
-            what = "%g x %s (%s)" % (t["value"], t["ref"],
-                                     "-" if ref is None else "%.4g, %s" % (ref, eng))
+            if t.get("offset"):
+                bound = None if ref is None else t["value"] + ref
+            else:
+                bound = None if ref is None else t["value"] * ref
+            what = "%g %s %s (%s)" % (t["value"], "+" if t.get("offset") else "x", t["ref"],
+                                      "-" if ref is None else "%.4g, %s" % (ref, eng))
         name = "%s %s %s %s %s" % (t["wl"], t["eng"], t["metric"], t["op"], what)
         if got is None or bound is None:
             results.append(("MISSING", name, got))

@@ -40,6 +40,9 @@ static const struct {
 	{ "uksm_bottom_cpu_permille", "1001" },
 	{ "placement", "fiar" },
 	{ "placement", "fair priority" },
+	{ "tree_shards", "1025" },
+	{ "tree_shards", "-1" },
+	{ "tree_shards", "many" },
 };
 
 int main(void)

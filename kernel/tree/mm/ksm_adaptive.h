@@ -59,6 +59,15 @@ static inline void ksm_tree_count(unsigned long *c)
 	WRITE_ONCE(*c, *c + 1);
 }
 
+/* Sharded trees (mm/ksm_shard.c; the trees themselves are in mm/ksm.c). */
+#define KSM_MAX_SHARDS	1024U
+
+unsigned int ksm_shard_of(u32 checksum, unsigned int nr_shards);
+unsigned int ksm_shard_auto(unsigned long pages);
+/* In mm/ksm.c: under ksm_thread_mutex; -EBUSY while anything is merged. */
+unsigned int ksm_get_tree_shards(void);
+int ksm_set_tree_shards(unsigned int nr_shards);
+
 int ksm_adaptive_sysfs_init(void);
 
 #endif /* __MM_KSM_ADAPTIVE_H */

@@ -91,6 +91,25 @@ static ssize_t placement_store(struct kobject *kobj,
 	return ksm_place_set(mode) ?: count;
 }
 
+static ssize_t tree_shards_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ksm_get_tree_shards());
+}
+
+static ssize_t tree_shards_store(struct kobject *kobj,
+				 struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	unsigned int n;
+	int err;
+
+	err = kstrtouint(buf, 10, &n);
+	if (err || n > KSM_MAX_SHARDS)
+		return -EINVAL;
+	return ksm_set_tree_shards(n) ?: count;
+}
+
 static const char * const governor_names[KSM_NR_GOVERNORS] = {
 	"full", "medium", "low", "quiet",
 };
@@ -225,6 +244,7 @@ static struct kobj_attribute full_system_scan_attr =
 	__ATTR_RW(full_system_scan);
 static struct kobj_attribute uksm_governor_attr = __ATTR_RW(uksm_governor);
 static struct kobj_attribute placement_attr = __ATTR_RW(placement);
+static struct kobj_attribute tree_shards_attr = __ATTR_RW(tree_shards);
 
 static struct attribute *ksm_adaptive_attrs[] = {
 	&scanner_attr.attr,
@@ -252,6 +272,7 @@ static struct attribute *ksm_adaptive_attrs[] = {
 	&placement_migrated_attr.attr,
 	&placement_migrate_failed_attr.attr,
 	&placement_migrate_deferred_attr.attr,
+	&tree_shards_attr.attr,
 	&stable_lookups_attr.attr,
 	&stable_lookup_compares_attr.attr,
 	&unstable_lookups_attr.attr,
