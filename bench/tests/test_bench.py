@@ -98,6 +98,31 @@ class CheckTest(unittest.TestCase):
         verdicts = [v for v, _, _ in check.check(summary, targets)]
         self.assertEqual(verdicts, ["PASS", "FAIL", "FAIL", "MISSING"])
 
+    def test_offset_target(self):
+        summary = {"aggregate": {"w/a": {"m": {"median": 4}}, "w/b": {"m": {"median": 7.5}}}}
+        with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
+            f.write("w a m <= -3 + b\nw a m <= -4 + b\n")
+        try:
+            targets = check.read_targets(f.name)
+        finally:
+            os.unlink(f.name)
+        # 4 <= 7.5 - 3, not <= 7.5 - 4.
+        self.assertEqual([v for v, _, _ in check.check(summary, targets)], ["PASS", "FAIL"])
+
+    def test_instances_and_lookups(self):
+        lines = [sample(0, 0, 0, 0).replace("saved_pm", "sl=10 slc=50 ul=10 ulc=90 saved_pm"),
+                 sample(1, 1000, 10**9, 1000).replace("saved_pm", "sl=110 slc=450 ul=60 ulc=390 saved_pm")]
+        out = ["@@WL ready name=x oracle_pages=1000 mapped_pages=2000 pids=1,2"] + lines
+        out += ["@@WL result name=x instance=0 node=0 merged_local_pct=90.5 hot_remote_pct=9.5",
+                "@@WL result name=x instance=1 node=1 merged_local_pct=9.5 hot_remote_pct=90.5",
+                "@@WL result name=x content_ok=1", "@@X rc=0"]
+        m = bench.metrics(bench.parse_run(out), 60)
+        self.assertAlmostEqual(m["stable_compares_per_lookup"], 4.0)
+        self.assertAlmostEqual(m["unstable_compares_per_lookup"], 6.0)
+        self.assertAlmostEqual(m["hot_remote_max_pct"], 90.5)
+        self.assertAlmostEqual(m["hot_remote_spread_pct"], 81.0)
+        self.assertAlmostEqual(m["instance0_merged_local_pct"], 90.5)
+
     def test_best_of_engines(self):
         summary = {"aggregate": {"w/a": {"m": {"median": 10}}, "w/b": {"m": {"median": 2}},
                                  "w/c": {"m": {"median": 4}}, "w/d": {"m": {"median": None}}}}

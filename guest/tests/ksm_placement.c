@@ -50,15 +50,7 @@ static int nr_nodes(void)
 
 static void fill(char *p, long seed)
 {
-	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
-	size_t i;
-
-	for (i = 0; i < psize / 8; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		((uint64_t *)p)[i] = x;
-	}
+	ksm_fill_page(p, psize, seed);
 }
 
 static int check(const char *p, long seed)

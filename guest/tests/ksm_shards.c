@@ -22,15 +22,7 @@ static size_t psize;
 
 static void fill(char *p, long seed)
 {
-	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 7;
-	size_t i;
-
-	for (i = 0; i < psize / 8; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		((uint64_t *)p)[i] = x;
-	}
+	ksm_fill_page(p, psize, seed);
 }
 
 static char *map_pairs(void)

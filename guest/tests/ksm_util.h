@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,20 @@ static inline void msleep(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/* Fill a page of @psize bytes with pseudo-random words from @seed. */
+static inline void ksm_fill_page(char *p, size_t psize, long seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+	size_t i;
+
+	for (i = 0; i < psize / 8; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		((uint64_t *)p)[i] = x;
+	}
 }
 
 /* A child of the test, pid 0 when there is none. */
