@@ -45,6 +45,16 @@ int ksm_placement __read_mostly = KSM_PLACE_SCAN_ORDER;
 struct ksm_place_stats ksm_place_stats;
 static struct ksm_place_state place_state;
 
+/*
+ * Hot sharers that read their KSM page from another node, by the KSM
+ * page's node: counted over this full scan (@cur) and the last (@last).
+ * Under fair placement the nodes should have as many; ksmd only.
+ */
+static struct {
+	unsigned long cur[MAX_NUMNODES];
+	unsigned long last[MAX_NUMNODES];
+} remote_hot;
+
 /* True with probability @num / @den, for @rnd uniform over u32. */
 static bool place_draw(u32 rnd, u64 num, u64 den)
 {
@@ -190,6 +200,58 @@ bool ksm_place_move_to_joiner(const struct ksm_place_cand *j,
 
 	*why = KSM_PLACE_R_SCAN_ORDER;
 	return ops && ops->move_to_joiner(j, sh, get_random_u32(), why);
+}
+
+/* A full scan starts: the last one's counts of remote hot sharers stand. */
+void ksm_place_scan_start(void)
+{
+	memcpy(remote_hot.last, remote_hot.cur, sizeof(remote_hot.last));
+	memset(remote_hot.cur, 0, sizeof(remote_hot.cur));
+}
+
+/*
+ * place_follow_contended() - a hot sharer at home on @home reads its KSM
+ * page on @kept, where another sharer is hot too: move it to @home only if
+ * @kept has more remote hot readers than @home (in the last full scan, as
+ * corrected by the moves since), so that a start where one instance was
+ * idle at the merges does not leave it all its hot pages remote. A move
+ * turns a remote reader at @kept into one at @home; balanced nodes keep
+ * their copies, so nothing moves back and forth.
+ *
+ * Return: true to move the KSM page to @home.
+ */
+static bool place_follow_contended(int kept, int home)
+{
+	if (remote_hot.last[kept] > remote_hot.last[home] + 1) {
+		remote_hot.last[kept]--;
+		remote_hot.last[home]++;
+		remote_hot.cur[home]++;
+		return true;
+	}
+	remote_hot.cur[kept]++;
+	return false;
+}
+
+/**
+ * ksm_place_follow() - whether a KSM page follows a hot sharer
+ * @kept:	the KSM page's node
+ * @home:	the node of the hot sharer visited, another one
+ * @kept_hot:	a sharer at home on @kept is hot
+ * @why:	set to the reason of a move
+ *
+ * Fair placement only; ksmd only. Return: true to migrate the KSM page to
+ * @home: nobody uses it where it is, or the nodes' remote hot readers are
+ * out of balance.
+ */
+bool ksm_place_follow(int kept, int home, bool kept_hot,
+		      enum ksm_place_reason *why)
+{
+	if (!kept_hot) {
+		*why = KSM_PLACE_R_HOT;
+		return true;
+	}
+	*why = KSM_PLACE_R_BALANCE;
+	return place_follow_contended(kept, home);
 }
 
 /* A merge across nodes was done for @why. */

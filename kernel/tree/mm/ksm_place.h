@@ -132,6 +132,9 @@ bool ksm_place_move_to_joiner(const struct ksm_place_cand *j,
 			      const struct ksm_place_sharers *sh,
 			      enum ksm_place_reason *why);
 void ksm_place_count(enum ksm_place_reason why);
+bool ksm_place_follow(int kept, int home, bool kept_hot,
+		      enum ksm_place_reason *why);
+void ksm_place_scan_start(void);
 void ksm_place_migrate(struct folio *folio, int nid);
 
 #endif /* __MM_KSM_PLACE_H */

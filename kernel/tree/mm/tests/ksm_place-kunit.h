@@ -144,11 +144,44 @@ static void ksm_place_priority_test(struct kunit *test)
 	KUNIT_EXPECT_LT(test, kept_a, n * 51 / 100);
 }
 
+static void ksm_place_follow_test(struct kunit *test)
+{
+	enum ksm_place_reason why;
+	int i, moved = 0;
+
+	memset(&remote_hot, 0, sizeof(remote_hot));
+	/* Nobody uses the copy where it is: it follows its user. */
+	KUNIT_EXPECT_TRUE(test, ksm_place_follow(1, 0, false, &why));
+	KUNIT_EXPECT_EQ(test, why, KSM_PLACE_R_HOT);
+	/*
+	 * Two instances read the same 100 pages, all kept on node 1 (the
+	 * instance on node 0 was idle at the merges): the first scan counts
+	 * 100 remote hot readers at node 1, none at node 0.
+	 */
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_FALSE(test, ksm_place_follow(1, 0, true, &why));
+	ksm_place_scan_start();
+	/* The next one moves about half of them, then stops. */
+	for (i = 0; i < 100; i++)
+		moved += ksm_place_follow(1, 0, true, &why);
+	KUNIT_EXPECT_EQ(test, why, KSM_PLACE_R_BALANCE);
+	KUNIT_EXPECT_GE(test, moved, 49);
+	KUNIT_EXPECT_LE(test, moved, 51);
+	/* Balanced: nothing moves back. */
+	ksm_place_scan_start();
+	for (moved = 0, i = 0; i < 50; i++) {
+		moved += ksm_place_follow(1, 0, true, &why);
+		moved += ksm_place_follow(0, 1, true, &why);
+	}
+	KUNIT_EXPECT_EQ(test, moved, 0);
+}
+
 static struct kunit_case ksm_place_cases[] = {
 	KUNIT_CASE(ksm_place_hot_test),
 	KUNIT_CASE(ksm_place_balance_test),
 	KUNIT_CASE(ksm_place_nushare_test),
 	KUNIT_CASE(ksm_place_priority_test),
+	KUNIT_CASE(ksm_place_follow_test),
 	{}
 };
 
