@@ -150,7 +150,8 @@ static const struct ksm_place_ops place_policies[KSM_NR_PLACEMENTS] = {
 	},
 };
 
-const struct ksm_place_ops *ksm_place_policy(void)
+/* The policy in force, NULL for KSM's scan order. */
+static const struct ksm_place_ops *ksm_place_policy(void)
 {
 	int p = READ_ONCE(ksm_placement);
 

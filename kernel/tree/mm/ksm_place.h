@@ -121,8 +121,6 @@ struct ksm_place_stats {
 extern struct ksm_place_stats ksm_place_stats;
 extern int ksm_placement;
 
-/* The policy in force, NULL for KSM's scan order. */
-const struct ksm_place_ops *ksm_place_policy(void);
 int ksm_place_set(int placement);
 
 bool ksm_place_keep_tree_page(const struct ksm_place_cand *a,

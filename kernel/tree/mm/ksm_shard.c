@@ -11,6 +11,7 @@
  * keeps the trees (a flat array of roots, node index major).
  */
 
+#include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 
@@ -21,14 +22,14 @@
  * @checksum:	the page's checksum (calc_checksum() in mm/ksm.c)
  * @nr_shards:	the number of shards, at least 1
  *
- * Multiply-shift rather than a modulo: the checksum's high bits spread
- * evenly whatever @nr_shards is.
+ * Multiply-shift (reciprocal_scale()) rather than a modulo: the checksum's
+ * high bits spread evenly whatever @nr_shards is.
  *
  * Return: the shard, below @nr_shards.
  */
 unsigned int ksm_shard_of(u32 checksum, unsigned int nr_shards)
 {
-	return ((u64)checksum * nr_shards) >> 32;
+	return reciprocal_scale(checksum, nr_shards);
 }
 
 /**
