@@ -6,6 +6,9 @@
  * in duty cycles (50 ms reading, 50 ms idle, leaving ksmd CPU). Mode
  * WL_HOT=same (default) gives every instance the same hot subset,
  * WL_HOT=differ a disjoint one. WL_NICE="n0,n1,..." sets nice values.
+ * WL_UNIQUE=pct makes the last pct percent of each instance's pages its own
+ * (nothing to merge): they are looked up in full trees at every scan once
+ * the rest is merged, the case sharded trees are for.
  *
  * Reports per instance where its merged pages live (move_pages() query)
  * and how many of its hot pages are mapped to a remote copy:
@@ -95,6 +98,14 @@ static int is_merged(int pm, void *addr)
 /* Instances past each end-of-run barrier, shared by all. */
 static int *measured;
 
+/* Pages [0, shared_pages) are the same in every instance. */
+static size_t shared_pages;
+
+static uint64_t page_seed(int k, size_t p)
+{
+	return p < shared_pages ? p + 1 : ((uint64_t)(k + 1) << 40) + p + 1;
+}
+
 /* Wait (up to 30 s) until @n instances have arrived at *@count. */
 static void barrier_wait(int *count, int n)
 {
@@ -121,7 +132,7 @@ static void instance(int k, int node, int nice_val, size_t npages,
 	bind_to_node(node);
 	mem = wl_map(npages, o->thp, false);
 	for (p = 0; p < npages; p++)
-		wl_fill(mem + p * wl_psize, p + 1);
+		wl_fill(mem + p * wl_psize, page_seed(k, p));
 	if (!o->no_merge && madvise(mem, npages * wl_psize, MADV_MERGEABLE))
 		wl_die("MADV_MERGEABLE: %s", strerror(errno));
 	wl_gate_ready();
@@ -161,7 +172,7 @@ static void instance(int k, int node, int nice_val, size_t npages,
 	}
 	barrier_wait(&measured[0], o->procs);
 	for (p = 0; p < npages; p++)
-		bad += wl_check(mem + p * wl_psize, p + 1) != 0;
+		bad += wl_check(mem + p * wl_psize, page_seed(k, p)) != 0;
 	barrier_wait(&measured[1], o->procs);
 	if (bad)
 		wl_die("instance %d: %ld pages changed", k, bad);
@@ -176,6 +187,8 @@ int main(int argc, char **argv)
 	static const struct wl_opts defaults = { .size_mb = 64, .seconds = 60, .procs = 2,
 						 .param = 10 };
 	const char *hot_mode = getenv("WL_HOT"), *nices = getenv("WL_NICE");
+	const char *unique = getenv("WL_UNIQUE");
+	long unique_pct = 0;
 	int nodes = nr_nodes(), k, failed = 0, differ = 0;
 	int nice_of[64] = { 0 };
 	char pidlist[64 * 12] = "";
@@ -197,7 +210,15 @@ int main(int argc, char **argv)
 			wl_die("WL_NICE is a comma-separated list of nice values");
 		nices = *end == ',' ? end + 1 : end;
 	}
+	if (unique) {
+		char *end;
+
+		unique_pct = strtol(unique, &end, 10);
+		if (end == unique || *end || unique_pct < 0 || unique_pct > 100)
+			wl_die("WL_UNIQUE is a percentage (0 to 100), not '%s'", unique);
+	}
 	npages = o.size_mb * (1 << 20) / wl_psize;
+	shared_pages = npages - npages * unique_pct / 100;
 	measured = mmap(NULL, 2 * sizeof(*measured), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (measured == MAP_FAILED)
@@ -212,10 +233,10 @@ int main(int argc, char **argv)
 		snprintf(pidlist + strlen(pidlist), 12, "%s%d", k ? "," : "", pids[k]);
 	}
 	wl_gate_wait_ready(o.procs);
-	/* Every page has o.procs copies (one per instance). */
-	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%s nodes=%d hot=%s",
-		  (long)npages * wl_oracle(o.procs), npages * o.procs, pidlist, nodes,
-		  differ ? "differ" : "same");
+	/* Every shared page has o.procs copies (one per instance). */
+	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%s nodes=%d hot=%s unique_pct=%ld",
+		  (long)shared_pages * wl_oracle(o.procs), npages * o.procs, pidlist, nodes,
+		  differ ? "differ" : "same", unique_pct);
 	wl_gate_go();
 	failed = wl_wait_all(pids, o.procs) != 0;
 	wl_report("result", "content_ok=%d", !failed);
