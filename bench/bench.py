@@ -26,6 +26,7 @@ PAGE = 4096
 WORKLOADS = {
     "static-mix": "static-mix --size-mb {size} --seconds {window}",
     "sparse": "sparse --size-mb {size} --seconds {window}",
+    "sparse-near": "env WL_NEAR=1 sparse --size-mb {size} --seconds {window}",
     "churn": "churn --size-mb {size} --seconds {window}",
     "cow-broken": "cow-broken --size-mb {size} --seconds {window}",
     "short-lived": "short-lived --size-mb {size} --seconds {window}",
@@ -35,13 +36,15 @@ WORKLOADS = {
     "numa-mirror": "numa-mirror --size-mb {size} --seconds {window}",
     "numa-mirror-differ": "env WL_HOT=differ numa-mirror --size-mb {size} --seconds {window}",
     "numa-mirror-c10": "env WL_NICE=-20,-11 numa-mirror --size-mb {size} --seconds {window}",
+    "numa-mirror-u50": "env WL_UNIQUE=50 numa-mirror --size-mb {size} --seconds {window}",
     "thp-mixed": "thp-mixed --size-mb {size} --seconds {window}",
     "merge-floor": "merge-floor --size-mb {size} --seconds {window}",
 }
-DEFAULT_SIZE = {"static-mix": 256, "sparse": 256, "churn": 16, "cow-broken": 64,
+DEFAULT_SIZE = {"static-mix": 256, "sparse": 256, "sparse-near": 256, "churn": 16, "cow-broken": 64,
                 "short-lived": 16, "short-lived-1s": 16, "short-lived-200ms": 16,
                 "similar-images": 64,
-                "numa-mirror": 64, "numa-mirror-differ": 64, "numa-mirror-c10": 64, "thp-mixed": 128,
+                "numa-mirror": 64, "numa-mirror-differ": 64, "numa-mirror-c10": 64,
+                "numa-mirror-u50": 64, "thp-mixed": 128,
                 "merge-floor": 256}
 
 
@@ -227,6 +230,21 @@ def metrics(run, window):
         if first.get(n, -1) >= 0 and last.get(n, -1) > first[n]:
             out["%s_compares_per_lookup" % tree] = ((last[c] - first[c]) /
                                                    (last[n] - first[n]))
+        # The same once all is merged (from t99 + IDLE_SETTLE_S): lookups
+        # in trees that hold every candidate.
+        if out["t99_s"] is not None and first.get(n, -1) >= 0:
+            settled = at_time(S, out["t99_s"] + IDLE_SETTLE_S)
+            if last["t"] > settled["t"] and last[n] > settled[n]:
+                out["%s_compares_per_lookup_settled" % tree] = (
+                    (last[c] - settled[c]) / (last[n] - settled[n]))
+    # The adaptive page hash's strength (words a page) over the window's
+    # second half, and at its end (absent under the checksum).
+    hs = [s["hs"] for s in S if s.get("hs", -1) > 0 and s["t"] >= last["t"] / 2]
+    if hs:
+        out["hash_strength_median"] = sorted(hs)[len(hs) // 2]
+        out["hash_strength_end"] = hs[-1]
+    # KSM pages at the end: the stable tree's nodes over all shards.
+    out["stable_nodes"] = last.get("shared")
     out["window_s"] = last["t"]
     if run.get("instances"):
         out["instances"] = [{k: (v if k in ("instance",) else float(v))
@@ -458,7 +476,7 @@ def main(argv=None):
                      "torn_samples": run.get("torn_samples", 0)})
         with open(os.path.join(outdir, "series", "%s_%s_%s.csv" % (wl, eng, rep)), "w") as f:
             keys = ["t", "pre", "sharing", "shared", "zero", "full_scans", "scanned", "skipped",
-                    "engine_ns", "cow_ksm", "saved_pm"]
+                    "engine_ns", "cow_ksm", "hs", "saved_pm"]
             f.write(",".join(keys) + "\n")
             for s in run["samples"]:
                 f.write(",".join(str(s.get(k, "")) for k in keys) + "\n")

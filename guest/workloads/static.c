@@ -3,7 +3,10 @@
  * static-mix (UKSM paper section 8.1.1): one process of SIZE_MB identical
  * pages and one of SIZE_MB random pages.
  * sparse (built with -DWL_SPARSE): two processes of random pages only, the
- * scan-speed case: nothing to merge.
+ * scan-speed case: nothing to merge. With WL_NEAR=1 (sparse-near) every
+ * page is the same but for its last 64-bit word, a page number: still
+ * nothing to merge, but a hash that does not read that word cannot tell
+ * the pages apart.
  *
  * Both hold their memory for --seconds after reporting ready, then verify
  * every byte.
@@ -22,9 +25,11 @@
 #include "wl.h"
 
 #ifdef WL_SPARSE
+#define IS_SPARSE	1
 #define NAME		"sparse"
 #define IDENTICAL(proc)	false
 #else
+#define IS_SPARSE	0
 #define NAME		"static-mix"
 #define IDENTICAL(proc)	((proc) == 0)
 #endif
@@ -34,19 +39,48 @@ static uint64_t page_seed(int proc, size_t page)
 	return IDENTICAL(proc) ? 7 : ((uint64_t)(proc + 1) << 32) + page + 100;
 }
 
+/* WL_NEAR=1: pages differ in their last word only. */
+static int near;
+
+static uint64_t near_word(int proc, size_t page)
+{
+	return ((uint64_t)(proc + 1) << 40) + page + 1;
+}
+
+static void fill(char *page, int proc, size_t p)
+{
+	if (!near) {
+		wl_fill(page, page_seed(proc, p));
+		return;
+	}
+	wl_fill(page, 11);
+	((uint64_t *)page)[wl_psize / 8 - 1] = near_word(proc, p);
+}
+
+static size_t check(const char *page, int proc, size_t p)
+{
+	const uint64_t *last = (const uint64_t *)page + wl_psize / 8 - 1;
+
+	if (!near)
+		return wl_check(page, page_seed(proc, p));
+	/* Every word but the last as filled, and the last its own. */
+	return wl_check(page, 11) - (*last != wl_word(11, wl_psize / 8 - 1)) +
+	       (*last != near_word(proc, p));
+}
+
 static void holder(int proc, size_t npages, const struct wl_opts *o)
 {
 	char *mem = wl_map(npages, o->thp, false);
 	size_t p, bad = 0;
 
 	for (p = 0; p < npages; p++)
-		wl_fill(mem + p * wl_psize, page_seed(proc, p));
+		fill(mem + p * wl_psize, proc, p);
 	if (!o->no_merge && madvise(mem, npages * wl_psize, MADV_MERGEABLE))
 		wl_die("MADV_MERGEABLE: %s", strerror(errno));
 	wl_gate_ready();
 	wl_sleep(o->seconds);
 	for (p = 0; p < npages; p++)
-		bad += wl_check(mem + p * wl_psize, page_seed(proc, p)) != 0;
+		bad += check(mem + p * wl_psize, proc, p) != 0;
 	if (bad)
 		wl_die("process %d: %zu pages changed", proc, bad);
 	exit(0);
@@ -61,6 +95,11 @@ int main(int argc, char **argv)
 	pid_t pids[2];
 
 	wl_init(NAME, argc, argv, &o, &defaults);
+	if (getenv("WL_NEAR")) {
+		if (!IS_SPARSE || strcmp(getenv("WL_NEAR"), "1"))
+			wl_die("WL_NEAR=1 is for sparse only");
+		near = 1;
+	}
 	npages = o.size_mb * (1 << 20) / wl_psize;
 	wl_gate_open();
 	for (i = 0; i < 2; i++) {
