@@ -7,9 +7,10 @@
  * The workload's output is passed through. Once it prints its
  * "@@WL ready ... pids=a,b" line, time 0 is set and a line
  *   @@S t=<s> pre= sharing= shared= zero= full_scans= scanned= skipped= \
- *       engine_ns= cow_ksm= sl= slc= ul= ulc= saved_pm=
+ *       engine_ns= cow_ksm= sl= slc= ul= ulc= hs= saved_pm=
  * (sl, slc, ul, ulc: stable and unstable tree lookups and their page
- * compares, -1 without the engine's counters)
+ * compares; hs: words the page hash in force reads, 0 for the checksum;
+ * -1 without the engine's counters)
  * is printed every interval until the workload exits (saved_pm, the saving
  * counted from the workload processes' pagemaps as mapped pages minus
  * distinct PFNs over their private anonymous unnamed mappings of 1 MiB or
@@ -273,7 +274,7 @@ int main(int argc, char **argv)
 			long long pre = read_ll(K "pages_sharing") + read_ll(K "ksm_zero_pages");
 			long saved = sample % pm_every ? -1 : saved_from_pagemap();
 
-			printf("@@S t=%.3f pre=%lld sharing=%lld shared=%lld zero=%lld full_scans=%lld scanned=%lld skipped=%lld engine_ns=%lld cow_ksm=%lld sl=%lld slc=%lld ul=%lld ulc=%lld saved_pm=%ld\n",
+			printf("@@S t=%.3f pre=%lld sharing=%lld shared=%lld zero=%lld full_scans=%lld scanned=%lld skipped=%lld engine_ns=%lld cow_ksm=%lld sl=%lld slc=%lld ul=%lld ulc=%lld hs=%lld saved_pm=%ld\n",
 			       t, pre, read_ll(K "pages_sharing"), read_ll(K "pages_shared"),
 			       read_ll(K "ksm_zero_pages"), read_ll(K "full_scans"),
 			       read_ll(K "pages_scanned"), read_ll(K "pages_skipped"),
@@ -281,7 +282,8 @@ int main(int argc, char **argv)
 			       read_ll(K "stable_lookups"),
 			       read_ll(K "stable_lookup_compares"),
 			       read_ll(K "unstable_lookups"),
-			       read_ll(K "unstable_lookup_compares"), saved);
+			       read_ll(K "unstable_lookup_compares"),
+			       read_ll(K "page_hash_strength"), saved);
 			sample++;
 			next += interval_ms / 1000.0;
 		} else if (!t0) {

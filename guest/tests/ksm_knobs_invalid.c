@@ -43,6 +43,8 @@ static const struct {
 	{ "tree_shards", "1025" },
 	{ "tree_shards", "-1" },
 	{ "tree_shards", "many" },
+	{ "page_hash", "adaptiv" },
+	{ "page_hash", "checksum adaptive" },
 };
 
 int main(void)

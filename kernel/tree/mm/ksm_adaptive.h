@@ -68,6 +68,32 @@ unsigned int ksm_shard_auto(unsigned long pages);
 unsigned int ksm_get_tree_shards(void);
 int ksm_set_tree_shards(unsigned int nr_shards);
 
+/* Page hash: the stock checksum, or the adaptive one (mm/ksm_phash.c). */
+enum ksm_page_hash {
+	KSM_PAGE_HASH_CHECKSUM,
+	KSM_PAGE_HASH_ADAPTIVE,
+	KSM_NR_PAGE_HASHES,
+};
+
+/**
+ * struct ksm_phash_stats - the adaptive page hash's counters
+ * @collisions:	lookups that met an equal hash over other contents
+ * @rekeys:	times the stable trees were re-keyed (mode or strength)
+ *
+ * Written by ksmd only.
+ */
+struct ksm_phash_stats {
+	unsigned long collisions;
+	unsigned long rekeys;
+};
+
+extern struct ksm_phash_stats ksm_phash_stats;
+
+/* In mm/ksm.c; a new mode is taken into force at ksmd's next full scan. */
+int ksm_get_page_hash(void);
+void ksm_set_page_hash(int mode);
+unsigned int ksm_get_page_hash_strength(void);
+
 int ksm_adaptive_sysfs_init(void);
 
 #endif /* __MM_KSM_ADAPTIVE_H */

@@ -110,6 +110,33 @@ static ssize_t tree_shards_store(struct kobject *kobj,
 	return ksm_set_tree_shards(n) ?: count;
 }
 
+static const char * const page_hash_names[KSM_NR_PAGE_HASHES] = {
+	"checksum", "adaptive",
+};
+
+static const struct ksm_choice page_hash_choice = {
+	.names = page_hash_names,
+	.nr = KSM_NR_PAGE_HASHES,
+};
+
+static ssize_t page_hash_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return ksm_choice_show(&page_hash_choice, ksm_get_page_hash(), buf);
+}
+
+static ssize_t page_hash_store(struct kobject *kobj,
+			       struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	int mode = ksm_choice_parse(&page_hash_choice, buf);
+
+	if (mode < 0)
+		return mode;
+	ksm_set_page_hash(mode);
+	return count;
+}
+
 static const char * const governor_names[KSM_NR_GOVERNORS] = {
 	"full", "medium", "low", "quiet",
 };
@@ -202,6 +229,9 @@ KSM_STAT(unstable_lookup_compares, READ_ONCE(ksm_tree_stats.compares[1]));
 KSM_STAT(placement_migrated, READ_ONCE(ksm_place_stats.migrated));
 KSM_STAT(placement_migrate_failed, READ_ONCE(ksm_place_stats.migrate_failed));
 KSM_STAT(placement_migrate_deferred, READ_ONCE(ksm_place_stats.deferred));
+KSM_STAT(page_hash_strength, ksm_get_page_hash_strength());
+KSM_STAT(page_hash_collisions, READ_ONCE(ksm_phash_stats.collisions));
+KSM_STAT(page_hash_rekeys, READ_ONCE(ksm_phash_stats.rekeys));
 
 /* One number per level, lowest first. */
 static ssize_t show_levels(char *buf, const unsigned long *v)
@@ -245,6 +275,7 @@ static struct kobj_attribute full_system_scan_attr =
 static struct kobj_attribute uksm_governor_attr = __ATTR_RW(uksm_governor);
 static struct kobj_attribute placement_attr = __ATTR_RW(placement);
 static struct kobj_attribute tree_shards_attr = __ATTR_RW(tree_shards);
+static struct kobj_attribute page_hash_attr = __ATTR_RW(page_hash);
 
 static struct attribute *ksm_adaptive_attrs[] = {
 	&scanner_attr.attr,
@@ -277,6 +308,10 @@ static struct attribute *ksm_adaptive_attrs[] = {
 	&stable_lookup_compares_attr.attr,
 	&unstable_lookups_attr.attr,
 	&unstable_lookup_compares_attr.attr,
+	&page_hash_attr.attr,
+	&page_hash_strength_attr.attr,
+	&page_hash_collisions_attr.attr,
+	&page_hash_rekeys_attr.attr,
 	NULL,
 };
 

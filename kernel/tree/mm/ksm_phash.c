@@ -18,15 +18,24 @@
  * spreads the state's bits (the 32-bit finalizer of MurmurHash3), so hashes
  * of weak strengths still order a tree evenly.
  *
+ * The strength adapts (section 6.1): ksm_phash_adapt_round() takes what a
+ * sampling round measured and returns the strength for the next one,
+ * probing down and then up with a step that doubles while the benefit
+ * grows, as TCP's slow start does, and staying put once neither direction
+ * helps, until one of the paper's three triggers starts a new probe.
+ *
  * Nothing here sleeps or takes a lock; the permutation is written once, at
- * boot, before any caller.
+ * boot, before any caller; an adaptation state is the caller's to lock.
  */
 
 #include <linux/bitmap.h>
 #include <linux/cache.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/timekeeping.h>
 
 #include "ksm_phash.h"
 
@@ -117,6 +126,19 @@ u32 ksm_phash_final(u32 state)
 }
 
 /**
+ * ksm_phash_state() - a page's state at a strength
+ * @page:	the page's contents (mapped)
+ * @strength:	words to read, 0 to KSM_PHASH_FULL
+ *
+ * Return: the state, to finalize (ksm_phash_final()) or move to another
+ * strength.
+ */
+u32 ksm_phash_state(const void *page, unsigned int strength)
+{
+	return ksm_phash_extend(page, PHASH_SEED, 0, strength);
+}
+
+/**
  * ksm_phash() - hash a page at a strength
  * @page:	the page's contents (mapped)
  * @strength:	words to read, 1 to KSM_PHASH_FULL
@@ -125,8 +147,160 @@ u32 ksm_phash_final(u32 state)
  */
 u32 ksm_phash(const void *page, unsigned int strength)
 {
-	return ksm_phash_final(ksm_phash_extend(page, PHASH_SEED, 0,
-						strength));
+	return ksm_phash_final(ksm_phash_state(page, strength));
+}
+
+/**
+ * ksm_phash_calibrate() - measure the cost of hashing a word
+ *
+ * Return: picoseconds to hash one word, from a few full-page hashes of the
+ * zero page (the words' values do not change the cost); at least 1.
+ */
+u32 ksm_phash_calibrate(void)
+{
+	const void *page = page_address(ZERO_PAGE(0));
+	u32 sink = 0;
+	u64 t0, ns;
+	int i;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < 16; i++)
+		sink += ksm_phash(page, KSM_PHASH_FULL);
+	ns = ktime_get_ns() - t0;
+	/* Keep the loop: its result is otherwise unused. */
+	OPTIMIZER_HIDE_VAR(sink);
+	return max_t(u64, div_u64(ns * 1000, 16 * KSM_PHASH_FULL), 1);
+}
+
+/**
+ * ksm_phash_adapt_init() - start the adaptation
+ * @a:		the state to set up
+ * @ps_per_word: the cost of hashing a word (ksm_phash_calibrate())
+ *
+ * The strength starts at half of a full page, as the paper's does.
+ */
+void ksm_phash_adapt_init(struct ksm_phash_adapt *a, u32 ps_per_word)
+{
+	*a = (struct ksm_phash_adapt) {
+		.strength = KSM_PHASH_FULL / 2,
+		.state = KSM_PHASH_START,
+		.delta = 1,
+		.ps_per_word = max_t(u32, ps_per_word, 1),
+	};
+}
+
+/* Profit minus penalty of a round at @strength, in ps a page hashed. */
+static s64 phash_benefit(const struct ksm_phash_adapt *a, unsigned int strength,
+			 const struct ksm_phash_round *r)
+{
+	s64 profit = (s64)(KSM_PHASH_FULL - strength) * a->ps_per_word;
+
+	return profit - (s64)div64_u64(r->penalty_ns * 1000, r->pages);
+}
+
+/* Start probing downwards from the current strength. */
+static void phash_probe(struct ksm_phash_adapt *a)
+{
+	a->best = a->benefit;
+	a->best_strength = a->strength;
+	a->delta = 1;
+	a->quiet_rounds = 0;
+	a->state = KSM_PHASH_PROBE_DOWN;
+	if (a->strength > KSM_PHASH_MIN) {
+		a->strength--;
+		return;
+	}
+	/* Nothing below: probe upwards at once. */
+	a->state = KSM_PHASH_PROBE_UP;
+	a->strength++;
+}
+
+static void phash_settle(struct ksm_phash_adapt *a)
+{
+	a->strength = a->best_strength;
+	a->state = KSM_PHASH_STABLE;
+	a->stable_rounds = 0;
+	a->stable_benefit = S64_MIN;	/* taken from the next round */
+}
+
+/**
+ * ksm_phash_adapt_round() - the strength for the next sampling round
+ * @a:	the adaptation state; a->strength was in use during the round
+ * @r:	what the round measured
+ *
+ * A round that hashed no page changes nothing. Probing moves the strength
+ * by a step that starts at 1 and doubles (up to KSM_PHASH_MAX_DELTA) while
+ * the benefit grows; when it falls, the probe turns upwards from the best
+ * strength seen with the step back at 1, and when that falls too, the
+ * strength settles at the best one. A stable strength is probed again when
+ * a round's benefit deviates from the stable one by more than half of it,
+ * when two rounds in a row had no collision (a weaker hash may do; not at
+ * KSM_PHASH_MIN, where there is none), or after KSM_PHASH_REPROBE_ROUNDS
+ * rounds.
+ *
+ * Return: the strength to use next, KSM_PHASH_MIN to KSM_PHASH_FULL.
+ */
+unsigned int ksm_phash_adapt_round(struct ksm_phash_adapt *a,
+				   const struct ksm_phash_round *r)
+{
+	if (!r->pages)
+		return a->strength;
+	a->benefit = phash_benefit(a, a->strength, r);
+	a->quiet_rounds = r->collisions ? 0 : a->quiet_rounds + 1;
+
+	switch (a->state) {
+	case KSM_PHASH_START:
+		phash_probe(a);
+		break;
+	case KSM_PHASH_PROBE_DOWN:
+		if (a->benefit > a->best) {
+			a->best = a->benefit;
+			a->best_strength = a->strength;
+			if (a->strength > KSM_PHASH_MIN) {
+				a->strength -= min(a->delta,
+						   a->strength - KSM_PHASH_MIN);
+				a->delta = min(2 * a->delta, KSM_PHASH_MAX_DELTA);
+				break;
+			}
+		}
+		/* Worse, or at the bottom: turn upwards from the best. */
+		a->delta = 1;
+		a->state = KSM_PHASH_PROBE_UP;
+		if (a->best_strength >= KSM_PHASH_FULL) {
+			phash_settle(a);
+			break;
+		}
+		a->strength = a->best_strength + 1;
+		break;
+	case KSM_PHASH_PROBE_UP:
+		if (a->benefit > a->best && a->strength < KSM_PHASH_FULL) {
+			a->best = a->benefit;
+			a->best_strength = a->strength;
+			a->strength += min(a->delta, KSM_PHASH_FULL - a->strength);
+			a->delta = min(2 * a->delta, KSM_PHASH_MAX_DELTA);
+			break;
+		}
+		if (a->benefit > a->best) {
+			a->best = a->benefit;
+			a->best_strength = a->strength;
+		}
+		phash_settle(a);
+		break;
+	case KSM_PHASH_STABLE:
+		if (a->stable_benefit == S64_MIN) {
+			a->stable_benefit = a->benefit;
+			break;
+		}
+		a->stable_rounds++;
+		/* At the weakest strength, quiet rounds have nothing to try. */
+		if (abs(a->benefit - a->stable_benefit) >
+		    abs(a->stable_benefit) / 2 ||
+		    (a->quiet_rounds >= 2 && a->strength > KSM_PHASH_MIN) ||
+		    a->stable_rounds >= KSM_PHASH_REPROBE_ROUNDS)
+			phash_probe(a);
+		break;
+	}
+	return a->strength;
 }
 
 static int __init ksm_phash_init(void)

@@ -14,12 +14,72 @@
 /* Strength of a full page: every 32-bit word read once. */
 #define KSM_PHASH_FULL	(PAGE_SIZE / sizeof(u32))
 
+/* The weakest strength the adaptation uses, and its largest step. */
+#define KSM_PHASH_MIN		1U
+#define KSM_PHASH_MAX_DELTA	32U
+/* Stable rounds after which the adaptation probes again regardless. */
+#define KSM_PHASH_REPROBE_ROUNDS	1000U
+
+enum ksm_phash_state {
+	KSM_PHASH_START,	/* measuring the first round */
+	KSM_PHASH_PROBE_DOWN,
+	KSM_PHASH_PROBE_UP,
+	KSM_PHASH_STABLE,
+};
+
+/**
+ * struct ksm_phash_round - what one sampling round measured
+ * @pages:	pages hashed at the round's strength
+ * @collisions:	lookups that met an equal hash over different contents
+ * @penalty_ns:	time those lookups spent reading and comparing the pages
+ */
+struct ksm_phash_round {
+	u64 pages;
+	u64 collisions;
+	u64 penalty_ns;
+};
+
+/**
+ * struct ksm_phash_adapt - the strength adaptation (UKSM section 6.1)
+ * @strength:	the strength in use
+ * @state:	an enum ksm_phash_state
+ * @delta:	the probe's current step, 1 doubling to KSM_PHASH_MAX_DELTA
+ * @best:	the best benefit of this probe, in ps a page
+ * @best_strength: where it was measured
+ * @stable_benefit: the benefit of the first round in the stable state
+ * @stable_rounds: rounds since the stable state was entered
+ * @quiet_rounds: rounds in a row without a collision
+ * @ps_per_word: the measured cost of hashing one word, in picoseconds
+ * @benefit:	the last round's benefit, in ps a page
+ *
+ * Benefit = profit - penalty, per page hashed: profit is the time the
+ * strength saved against a full-page hash, penalty the time collisions
+ * wasted. Changed by ksm_phash_adapt_round() only, under the caller's lock.
+ */
+struct ksm_phash_adapt {
+	unsigned int strength;
+	unsigned int state;
+	unsigned int delta;
+	s64 best;
+	unsigned int best_strength;
+	s64 stable_benefit;
+	unsigned int stable_rounds;
+	unsigned int quiet_rounds;
+	u32 ps_per_word;
+	s64 benefit;
+};
+
 #ifdef CONFIG_KSM_ADAPTIVE
+void ksm_phash_adapt_init(struct ksm_phash_adapt *a, u32 ps_per_word);
+unsigned int ksm_phash_adapt_round(struct ksm_phash_adapt *a,
+				   const struct ksm_phash_round *r);
+u32 ksm_phash_calibrate(void);
 u32 ksm_phash_extend(const void *page, u32 state, unsigned int from,
 		     unsigned int to);
 u32 ksm_phash_retract(const void *page, u32 state, unsigned int from,
 		      unsigned int to);
 u32 ksm_phash_final(u32 state);
+u32 ksm_phash_state(const void *page, unsigned int strength);
 u32 ksm_phash(const void *page, unsigned int strength);
 #endif
 

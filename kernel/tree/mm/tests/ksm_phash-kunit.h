@@ -131,12 +131,151 @@ static void ksm_phash_final_test(struct kunit *test)
 	}
 }
 
+/*
+ * A modelled round at @strength: hashing a word costs 1 ns, and below
+ * @knee each missing word costs 50 ns of collisions a page.
+ */
+static struct ksm_phash_round phash_model(unsigned int strength,
+					  unsigned int knee)
+{
+	struct ksm_phash_round r = { .pages = 1000 };
+
+	if (strength < knee) {
+		r.collisions = 10;
+		r.penalty_ns = r.pages * (knee - strength) * 50;
+	}
+	return r;
+}
+
+static void ksm_phash_adapt_slow_start_test(struct kunit *test)
+{
+	static const unsigned int seq[] = { 512, 511, 510, 508, 504, 496,
+					    480, 448, 416, 384 };
+	struct ksm_phash_adapt a;
+	struct ksm_phash_round r;
+	unsigned int i;
+
+	ksm_phash_adapt_init(&a, 1000);
+	KUNIT_EXPECT_EQ(test, a.strength, KSM_PHASH_FULL / 2);
+	/* A round that hashed nothing changes nothing. */
+	r = (struct ksm_phash_round) { 0 };
+	KUNIT_EXPECT_EQ(test, ksm_phash_adapt_round(&a, &r), 512U);
+	KUNIT_EXPECT_EQ(test, a.state, (unsigned int)KSM_PHASH_START);
+	/* Downwards, the step doubling up to KSM_PHASH_MAX_DELTA. */
+	for (i = 0; i < ARRAY_SIZE(seq); i++) {
+		KUNIT_EXPECT_EQ(test, a.strength, seq[i]);
+		r = phash_model(a.strength, 40);
+		ksm_phash_adapt_round(&a, &r);
+	}
+}
+
+static void ksm_phash_adapt_sparse_test(struct kunit *test)
+{
+	struct ksm_phash_adapt a;
+	struct ksm_phash_round r;
+	int i;
+
+	/* No collision at any strength: the weakest one wins. */
+	ksm_phash_adapt_init(&a, 1000);
+	for (i = 0; i < 25; i++) {
+		r = phash_model(a.strength, 0);
+		ksm_phash_adapt_round(&a, &r);
+	}
+	KUNIT_EXPECT_LE(test, a.strength, KSM_PHASH_MIN + 1);
+	/* And stays there: quiet rounds start no probe at the bottom. */
+	for (i = 0; i < 100; i++) {
+		r = phash_model(a.strength, 0);
+		ksm_phash_adapt_round(&a, &r);
+		KUNIT_EXPECT_EQ(test, a.strength, KSM_PHASH_MIN);
+	}
+}
+
+static void ksm_phash_adapt_converge_test(struct kunit *test)
+{
+	struct ksm_phash_adapt a;
+	struct ksm_phash_round r;
+	int i, at_knee = 0;
+
+	/*
+	 * The benefit peaks at 40 words. The first probe overshoots and
+	 * settles above it; the probes that two quiet rounds start find it.
+	 */
+	ksm_phash_adapt_init(&a, 1000);
+	for (i = 0; i < 300; i++) {
+		r = phash_model(a.strength, 40);
+		ksm_phash_adapt_round(&a, &r);
+		if (i >= 260) {
+			KUNIT_EXPECT_GE(test, a.strength, 39U);
+			KUNIT_EXPECT_LE(test, a.strength, 41U);
+			at_knee += a.strength == 40;
+		}
+	}
+	KUNIT_EXPECT_GE(test, at_knee, 15);
+	KUNIT_EXPECT_EQ(test, a.best_strength, 40U);
+
+	/* Pages that differ late: collisions at any strength but full. */
+	ksm_phash_adapt_init(&a, 1000);
+	for (i = 0; i < 300; i++) {
+		r = phash_model(a.strength, KSM_PHASH_FULL);
+		ksm_phash_adapt_round(&a, &r);
+	}
+	KUNIT_EXPECT_GE(test, a.strength, KSM_PHASH_FULL - 1);
+}
+
+static void ksm_phash_adapt_reprobe_test(struct kunit *test)
+{
+	struct ksm_phash_round r = { .pages = 1000, .collisions = 1 };
+	struct ksm_phash_adapt a;
+	int i;
+
+	/* Settle at 100 with a round measured there. */
+	ksm_phash_adapt_init(&a, 1000);
+	a.strength = 100;
+	a.best_strength = 100;
+	phash_settle(&a);
+	ksm_phash_adapt_round(&a, &r);
+	KUNIT_ASSERT_EQ(test, a.state, (unsigned int)KSM_PHASH_STABLE);
+	KUNIT_EXPECT_EQ(test, a.stable_benefit, 924000LL);
+
+	/* Trigger 3: every KSM_PHASH_REPROBE_ROUNDS rounds. */
+	for (i = 1; i < KSM_PHASH_REPROBE_ROUNDS; i++) {
+		ksm_phash_adapt_round(&a, &r);
+		KUNIT_ASSERT_EQ(test, a.state, (unsigned int)KSM_PHASH_STABLE);
+	}
+	ksm_phash_adapt_round(&a, &r);
+	KUNIT_EXPECT_EQ(test, a.state, (unsigned int)KSM_PHASH_PROBE_DOWN);
+	KUNIT_EXPECT_EQ(test, a.strength, 99U);
+
+	/* Trigger 1: the benefit deviates by more than half. */
+	a.strength = 100;
+	phash_settle(&a);
+	ksm_phash_adapt_round(&a, &r);
+	r.penalty_ns = 1000 * 400;	/* 400 ns a page: 924 -> 524 */
+	ksm_phash_adapt_round(&a, &r);
+	KUNIT_EXPECT_EQ(test, a.state, (unsigned int)KSM_PHASH_STABLE);
+	r.penalty_ns = 1000 * 500;	/* 924 -> 424: over half */
+	ksm_phash_adapt_round(&a, &r);
+	KUNIT_EXPECT_EQ(test, a.state, (unsigned int)KSM_PHASH_PROBE_DOWN);
+
+	/* Trigger 2: two rounds in a row without a collision. */
+	a.strength = 100;
+	phash_settle(&a);
+	r = (struct ksm_phash_round) { .pages = 1000 };
+	ksm_phash_adapt_round(&a, &r);
+	ksm_phash_adapt_round(&a, &r);
+	KUNIT_EXPECT_EQ(test, a.state, (unsigned int)KSM_PHASH_PROBE_DOWN);
+}
+
 static struct kunit_case ksm_phash_test_cases[] = {
 	KUNIT_CASE(ksm_phash_perm_test),
 	KUNIT_CASE(ksm_phash_step_test),
 	KUNIT_CASE(ksm_phash_progressive_test),
 	KUNIT_CASE(ksm_phash_strength_test),
 	KUNIT_CASE(ksm_phash_final_test),
+	KUNIT_CASE(ksm_phash_adapt_slow_start_test),
+	KUNIT_CASE(ksm_phash_adapt_sparse_test),
+	KUNIT_CASE(ksm_phash_adapt_converge_test),
+	KUNIT_CASE(ksm_phash_adapt_reprobe_test),
 	{}
 };
 

@@ -1,0 +1,1 @@
+#include "../kshim.h"

@@ -1,0 +1,1 @@
+#include "../../../../build/linux/include/linux/xxhash.h"
