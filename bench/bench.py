@@ -365,7 +365,11 @@ def plot(summary, runs, outdir):
         return ["matplotlib missing: no plots (harness/deps.sh installs python3-matplotlib)"]
     files = []
     for wl in summary["workloads"]:
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+        # A third panel, the adaptive hash's strength, when a run has one.
+        hashed = any(s.get("hs", -1) > 0 for r in runs if r["workload"] == wl
+                     for s in r["samples"])
+        fig, axes = plt.subplots(1, 3 if hashed else 2, figsize=(18 if hashed else 12, 4.5))
+        ax1, ax2 = axes[0], axes[1]
         for eng in summary["engines"]:
             for r in runs:
                 S = [s for s in r["samples"] if s["t"] <= summary["window_s"] - 0.25]
@@ -379,6 +383,10 @@ def plot(summary, runs, outdir):
                          color="C%d" % summary["engines"].index(eng))
                 ax2.plot(t, cpu, label=label, alpha=0.9 if r["rep"] == 1 else 0.35,
                          color="C%d" % summary["engines"].index(eng))
+                if hashed and any(s.get("hs", -1) > 0 for s in S):
+                    axes[2].plot(t, [max(s.get("hs", 0), 0) for s in S], label=label,
+                                 alpha=0.9 if r["rep"] == 1 else 0.35,
+                                 color="C%d" % summary["engines"].index(eng))
         oracle = summary["aggregate"].get("%s/%s" % (wl, summary["engines"][0]), {}).get(
             "oracle_pages", {}).get("median")
         if oracle:
@@ -388,6 +396,10 @@ def plot(summary, runs, outdir):
                 ylabel="CPU seconds (schedstat)")
         ax1.legend()
         ax2.legend()
+        if hashed:
+            axes[2].set(title="%s: page hash strength" % wl, xlabel="seconds since workload ready",
+                        ylabel="words hashed a page (of 1024)")
+            axes[2].legend()
         fig.tight_layout()
         path = os.path.join(outdir, "%s.png" % wl)
         fig.savefig(path, dpi=90)

@@ -91,7 +91,7 @@ extern struct ksm_phash_stats ksm_phash_stats;
 
 /* In mm/ksm.c; a new mode is taken into force at ksmd's next full scan. */
 int ksm_get_page_hash(void);
-void ksm_set_page_hash(int mode);
+int ksm_set_page_hash(int mode);
 unsigned int ksm_get_page_hash_strength(void);
 
 int ksm_adaptive_sysfs_init(void);

@@ -26,6 +26,17 @@ static const struct ksm_choice scanner_choice = {
 	.nr = KSM_NR_SCANNERS,
 };
 
+/* A write to a mode knob: parsed, then handed to @set (0 or -errno). */
+static ssize_t choice_store(const struct ksm_choice *choice, int (*set)(int),
+			    const char *buf, size_t count)
+{
+	int mode = ksm_choice_parse(choice, buf);
+
+	if (mode < 0)
+		return mode;
+	return set(mode) ?: count;
+}
+
 static ssize_t scanner_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
@@ -35,13 +46,7 @@ static ssize_t scanner_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t scanner_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	int mode = ksm_choice_parse(&scanner_choice, buf);
-	int err;
-
-	if (mode < 0)
-		return mode;
-	err = ksm_set_scanner(mode);
-	return err ? err : count;
+	return choice_store(&scanner_choice, ksm_set_scanner, buf, count);
 }
 
 static ssize_t full_system_scan_show(struct kobject *kobj,
@@ -84,11 +89,7 @@ static ssize_t placement_store(struct kobject *kobj,
 			       struct kobj_attribute *attr,
 			       const char *buf, size_t count)
 {
-	int mode = ksm_choice_parse(&placement_choice, buf);
-
-	if (mode < 0)
-		return mode;
-	return ksm_place_set(mode) ?: count;
+	return choice_store(&placement_choice, ksm_place_set, buf, count);
 }
 
 static ssize_t tree_shards_show(struct kobject *kobj,
@@ -129,12 +130,7 @@ static ssize_t page_hash_store(struct kobject *kobj,
 			       struct kobj_attribute *attr,
 			       const char *buf, size_t count)
 {
-	int mode = ksm_choice_parse(&page_hash_choice, buf);
-
-	if (mode < 0)
-		return mode;
-	ksm_set_page_hash(mode);
-	return count;
+	return choice_store(&page_hash_choice, ksm_set_page_hash, buf, count);
 }
 
 static const char * const governor_names[KSM_NR_GOVERNORS] = {
@@ -145,6 +141,12 @@ static const struct ksm_choice governor_choice = {
 	.names = governor_names,
 	.nr = KSM_NR_GOVERNORS,
 };
+
+static int set_governor(int governor)
+{
+	WRITE_ONCE(ksm_distill_knobs.governor, governor);
+	return 0;
+}
 
 static ssize_t uksm_governor_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
@@ -157,12 +159,7 @@ static ssize_t uksm_governor_store(struct kobject *kobj,
 				   struct kobj_attribute *attr,
 				   const char *buf, size_t count)
 {
-	int mode = ksm_choice_parse(&governor_choice, buf);
-
-	if (mode < 0)
-		return mode;
-	WRITE_ONCE(ksm_distill_knobs.governor, mode);
-	return count;
+	return choice_store(&governor_choice, set_governor, buf, count);
 }
 
 /* An unsigned knob with an inclusive range. */

@@ -139,6 +139,29 @@ u32 ksm_phash_state(const void *page, unsigned int strength)
 }
 
 /**
+ * ksm_phash_read_equal() - whether two pages agree in the words a strength reads
+ * @a:		a page's contents (mapped)
+ * @b:		another page's contents (mapped)
+ * @strength:	words read, 0 to KSM_PHASH_FULL
+ *
+ * Two pages with equal hashes but other contents collide either because
+ * the words the strength reads are equal, which a higher strength would
+ * tell apart, or by chance, as any 32-bit hash of many pages does.
+ *
+ * Return: true when the first @strength words of the permutation are equal.
+ */
+bool ksm_phash_read_equal(const void *a, const void *b, unsigned int strength)
+{
+	const u32 *wa = a, *wb = b;
+	unsigned int i;
+
+	for (i = 0; i < min_t(unsigned int, strength, KSM_PHASH_FULL); i++)
+		if (wa[phash_perm[i]] != wb[phash_perm[i]])
+			return false;
+	return true;
+}
+
+/**
  * ksm_phash() - hash a page at a strength
  * @page:	the page's contents (mapped)
  * @strength:	words to read, 1 to KSM_PHASH_FULL

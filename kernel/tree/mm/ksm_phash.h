@@ -31,6 +31,7 @@ enum ksm_phash_state {
  * struct ksm_phash_round - what one sampling round measured
  * @pages:	pages hashed at the round's strength
  * @collisions:	lookups that met an equal hash over different contents
+ *		because the words the strength reads were equal
  * @penalty_ns:	time those lookups spent reading and comparing the pages
  */
 struct ksm_phash_round {
@@ -80,6 +81,7 @@ u32 ksm_phash_retract(const void *page, u32 state, unsigned int from,
 		      unsigned int to);
 u32 ksm_phash_final(u32 state);
 u32 ksm_phash_state(const void *page, unsigned int strength);
+bool ksm_phash_read_equal(const void *a, const void *b, unsigned int strength);
 u32 ksm_phash(const void *page, unsigned int strength);
 #endif
 

@@ -131,6 +131,27 @@ static void ksm_phash_final_test(struct kunit *test)
 	}
 }
 
+static void ksm_phash_read_equal_test(struct kunit *test)
+{
+	u32 *a, *b;
+	unsigned int k;
+
+	a = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	b = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	phash_fill(a, 0);
+	/* b differs from a in the word the permutation reads k-th. */
+	for (k = 0; k < KSM_PHASH_FULL; k += 97) {
+		memcpy(b, a, PAGE_SIZE);
+		b[phash_perm[k]] ^= 1;
+		KUNIT_EXPECT_TRUE(test, ksm_phash_read_equal(a, b, k));
+		KUNIT_EXPECT_FALSE(test, ksm_phash_read_equal(a, b, k + 1));
+		KUNIT_EXPECT_FALSE(test, ksm_phash_read_equal(a, b,
+							     KSM_PHASH_FULL));
+	}
+}
+
 /*
  * A modelled round at @strength: hashing a word costs 1 ns, and below
  * @knee each missing word costs 50 ns of collisions a page.
@@ -272,6 +293,7 @@ static struct kunit_case ksm_phash_test_cases[] = {
 	KUNIT_CASE(ksm_phash_progressive_test),
 	KUNIT_CASE(ksm_phash_strength_test),
 	KUNIT_CASE(ksm_phash_final_test),
+	KUNIT_CASE(ksm_phash_read_equal_test),
 	KUNIT_CASE(ksm_phash_adapt_slow_start_test),
 	KUNIT_CASE(ksm_phash_adapt_sparse_test),
 	KUNIT_CASE(ksm_phash_adapt_converge_test),
