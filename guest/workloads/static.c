@@ -9,7 +9,11 @@
  * the pages apart.
  *
  * Both hold their memory for --seconds after reporting ready, then verify
- * every byte.
+ * every byte. They join KSM in a fixed order, so that every run makes the
+ * scanner meet the same layout: the random process first (its pages lie
+ * before the duplicates in the scan order), or with WL_FIRST=identical the
+ * identical one. Left to the race between the two, runs of one engine fell
+ * into a fast and a slow group by which process madvised first.
  *
  *   static-mix [--size-mb 256] [--seconds 60] [--no-merge]
  */
@@ -42,6 +46,10 @@ static uint64_t page_seed(int proc, size_t page)
 /* WL_NEAR=1: pages differ in their last word only. */
 static int near;
 
+/* The process that joins KSM first; the other waits on join_pipe for it. */
+static int first_proc = IS_SPARSE ? 0 : 1;
+static int join_pipe[2];
+
 static uint64_t near_word(int proc, size_t page)
 {
 	return ((uint64_t)(proc + 1) << 40) + page + 1;
@@ -72,11 +80,22 @@ static void holder(int proc, size_t npages, const struct wl_opts *o)
 {
 	char *mem = wl_map(npages, o->thp, false);
 	size_t p, bad = 0;
+	char c = 'j';
 
 	for (p = 0; p < npages; p++)
 		fill(mem + p * wl_psize, proc, p);
+	if (proc != first_proc) {
+		close(join_pipe[1]);
+		if (read(join_pipe[0], &c, 1) != 1)
+			wl_die("process %d: the first process never joined", proc);
+	}
 	if (!o->no_merge && madvise(mem, npages * wl_psize, MADV_MERGEABLE))
 		wl_die("MADV_MERGEABLE: %s", strerror(errno));
+	if (proc == first_proc) {
+		close(join_pipe[0]);
+		if (write(join_pipe[1], &c, 1) != 1)
+			wl_die("join pipe: %s", strerror(errno));
+	}
 	wl_gate_ready();
 	wl_sleep(o->seconds);
 	for (p = 0; p < npages; p++)
@@ -100,8 +119,15 @@ int main(int argc, char **argv)
 			wl_die("WL_NEAR=1 is for sparse only");
 		near = 1;
 	}
+	if (getenv("WL_FIRST")) {
+		if (IS_SPARSE || strcmp(getenv("WL_FIRST"), "identical"))
+			wl_die("WL_FIRST=identical is for static-mix only");
+		first_proc = 0;
+	}
 	npages = o.size_mb * (1 << 20) / wl_psize;
 	wl_gate_open();
+	if (pipe(join_pipe))
+		wl_die("pipe: %s", strerror(errno));
 	for (i = 0; i < 2; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)
@@ -109,6 +135,8 @@ int main(int argc, char **argv)
 		if (!pids[i])
 			holder(i, npages, &o);
 	}
+	close(join_pipe[0]);
+	close(join_pipe[1]);
 	wl_gate_wait_ready(2);
 	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%d,%d",
 		  IDENTICAL(0) ? wl_oracle(npages) : 0, 2 * npages, pids[0], pids[1]);
