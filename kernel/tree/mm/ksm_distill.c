@@ -570,11 +570,19 @@ static void distill_mm_end(struct ksm_distill_mm *dm)
 			region_free(dm, r);
 }
 
+/*
+ * Slots a sample takes at most: a run of consecutive pages costs one
+ * page-table walk and one pass over the rmap_items, where as many single
+ * samples cost one each. The density of a level is kept: the next sample
+ * point is a run's length of intervals on.
+ */
+#define DISTILL_RUN	8U
+
 static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 					 struct ksm_region *r,
-					 unsigned long addr)
+					 unsigned long addr, unsigned int *run)
 {
-	unsigned long idx, next, npages;
+	unsigned long idx, next, end, npages, pmd_end;
 
 	if (addr >= r->end)
 		return r->end;
@@ -599,11 +607,25 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 		ksm_distill_stats.skipped += npages;
 		return r->end;
 	}
-	r->cursor = next + region_interval(r);
 	dm->skipped += next - idx;
 	ksm_distill_stats.skipped += next - idx;
-	region_cover(r, next);
-	return r->start + (next << PAGE_SHIFT);
+	/* The run: free slots from @next on, in the page table of @next. */
+	addr = r->start + (next << PAGE_SHIFT);
+	pmd_end = ((addr | (PMD_SIZE - 1)) - r->start + 1) >> PAGE_SHIFT;
+	end = min3(region_pages(r), pmd_end,
+		   next + clamp(*run, 1U, DISTILL_RUN));
+	*run = find_next_bit(r->cover_map, end, next) - next;
+	return addr;
+}
+
+static void distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
+			    unsigned long addr, unsigned int nr)
+{
+	unsigned long idx = (addr - r->start) >> PAGE_SHIFT, end = idx + nr;
+
+	r->cursor = idx + nr * region_interval(r);
+	for (; idx < end; idx++)
+		region_cover(r, idx);
 }
 
 static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
@@ -767,6 +789,7 @@ const struct ksm_scan_ops ksm_distill_ops = {
 	.round_end = distill_round_end,
 	.region_enter = distill_region_enter,
 	.next_sample = distill_next_sample,
+	.sampled = distill_sampled,
 	.mm_end = distill_mm_end,
 	.examined = distill_examined,
 	.merged_slot = distill_merged_slot,

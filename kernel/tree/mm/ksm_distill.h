@@ -154,9 +154,22 @@ struct ksm_scan_ops {
 					   unsigned long start,
 					   unsigned long end,
 					   unsigned long cookie);
-	/* The first address >= @addr that this round samples, or r->end. */
+	/*
+	 * The first address >= @addr that this round samples, or r->end;
+	 * *@run is the most pages the caller can take there, and becomes
+	 * the most it is to sample from that address on in one walk (of
+	 * one page table). Nothing is counted sampled until ->sampled().
+	 */
 	unsigned long (*next_sample)(struct ksm_distill_mm *dm,
-				     struct ksm_region *r, unsigned long addr);
+				     struct ksm_region *r, unsigned long addr,
+				     unsigned int *run);
+	/*
+	 * The walk took the @nr slots from @addr, a sample point, of the
+	 * run ->next_sample() gave: pages or holes, and no more than it
+	 * gave. The slots it did not take are sampled later.
+	 */
+	void (*sampled)(struct ksm_distill_mm *dm, struct ksm_region *r,
+			unsigned long addr, unsigned int nr);
 	/* The walk left the mm: drop the regions it did not meet. */
 	void (*mm_end)(struct ksm_distill_mm *dm);
 	/*

@@ -148,21 +148,37 @@ static void ksm_distill_round_time_test(struct kunit *test)
 			      ksm_level_round_ms(20000, 3, 0x5, 0), 20000U);
 }
 
-/* Sample points of one walk over @r from its start, into @out. */
-static int walk_samples(struct ksm_region *r, unsigned long *out, int max)
+/*
+ * Sample points of one walk over @r from its start, into @out, taking runs
+ * of at most @run pages: the slot of each run's first page, and in @len (if
+ * not NULL) each run's length.
+ */
+static int walk_runs(struct ksm_region *r, unsigned int run,
+		     unsigned long *out, unsigned int *len, int max)
 {
 	struct ksm_distill_mm dm = { };
 	unsigned long addr = r->start;
+	unsigned int got;
 	int n = 0;
 
 	while (n < max) {
-		addr = distill_next_sample(&dm, r, addr);
+		got = run;
+		addr = distill_next_sample(&dm, r, addr, &got);
 		if (addr >= r->end)
 			break;
+		distill_sampled(&dm, r, addr, got);
+		if (len)
+			len[n] = got;
 		out[n++] = (addr - r->start) >> PAGE_SHIFT;
-		addr += PAGE_SIZE;
+		addr += got * PAGE_SIZE;
 	}
 	return n;
+}
+
+/* Sample points of one walk over @r from its start, one page each. */
+static int walk_samples(struct ksm_region *r, unsigned long *out, int max)
+{
+	return walk_runs(r, 1, out, NULL, max);
 }
 
 static void ksm_distill_sample_test(struct kunit *test)
@@ -217,12 +233,83 @@ static void ksm_distill_sample_test(struct kunit *test)
 	ds.interval[0] = interval;
 }
 
+static void ksm_distill_run_test(struct kunit *test)
+{
+	unsigned long map[BITS_TO_LONGS(64)] = { }, got[8];
+	struct ksm_region r = {
+		/* 24 slots before a page table's end, 40 after it. */
+		.start = PMD_SIZE - 24 * PAGE_SIZE,
+		.end = PMD_SIZE + 40 * PAGE_SIZE,
+		.born = jiffies - HZ, .cursor = 2,
+		.cover_map = map,
+	};
+	unsigned long interval = ds.interval[0];
+	unsigned int life = ds.th.life_ms, len[8];
+	struct ksm_distill_mm dm = { };
+	unsigned long addr;
+	int n;
+
+	ds.th.life_ms = 0;
+	ds.interval[0] = 4;
+	__set_bit(5, map);
+	r.nr_covered = 1;
+	n = walk_runs(&r, 100, got, len, 8);
+	/* A run ends at a slot sampled already... */
+	KUNIT_EXPECT_EQ(test, got[0], 2UL);
+	KUNIT_EXPECT_EQ(test, len[0], 3U);
+	/* ...and the next sample point is a run's length of intervals on. */
+	KUNIT_EXPECT_EQ(test, got[1], 14UL);
+	/* At most DISTILL_RUN slots. */
+	KUNIT_EXPECT_EQ(test, len[1], DISTILL_RUN);
+	KUNIT_EXPECT_EQ(test, got[2], 46UL);
+	KUNIT_EXPECT_EQ(test, len[2], DISTILL_RUN);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, r.nr_covered, 1UL + 3 + DISTILL_RUN * 2);
+	KUNIT_EXPECT_TRUE(test, test_bit(21, map) && !test_bit(22, map));
+
+	/* Never into the next page table... */
+	bitmap_zero(map, 64);
+	r.nr_covered = 0;
+	r.cursor = 20;
+	walk_runs(&r, 8, got, len, 1);
+	KUNIT_EXPECT_EQ(test, got[0], 20UL);
+	KUNIT_EXPECT_EQ(test, len[0], 4U);
+	/* ...and no more than the caller has room for. */
+	r.cursor = 30;
+	walk_runs(&r, 2, got, len, 1);
+	KUNIT_EXPECT_EQ(test, got[0], 30UL);
+	KUNIT_EXPECT_EQ(test, len[0], 2U);
+	KUNIT_EXPECT_EQ(test, r.nr_covered, 6UL);
+
+	/*
+	 * A run is sampled only as far as the walk took it (up to a page of
+	 * a large folio the walk holds): the rest is left free, and the next
+	 * sample point is as many intervals on as slots were taken.
+	 */
+	r.cursor = 40;
+	len[0] = 8;
+	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	KUNIT_EXPECT_EQ(test, addr, r.start + 40 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, len[0], 8U);
+	len[0] = 8;
+	KUNIT_EXPECT_EQ(test, distill_next_sample(&dm, &r, r.start, &len[0]),
+			addr);
+	distill_sampled(&dm, &r, addr, 1);
+	KUNIT_EXPECT_EQ(test, r.nr_covered, 7UL);
+	len[0] = 8;
+	addr = distill_next_sample(&dm, &r, addr + PAGE_SIZE, &len[0]);
+	KUNIT_EXPECT_EQ(test, addr, r.start + 44 * PAGE_SIZE);
+	ds.th.life_ms = life;
+	ds.interval[0] = interval;
+}
+
 static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_level_test),
 	KUNIT_CASE(ksm_distill_perm_test),
 	KUNIT_CASE(ksm_distill_budget_test),
 	KUNIT_CASE(ksm_distill_round_time_test),
 	KUNIT_CASE(ksm_distill_sample_test),
+	KUNIT_CASE(ksm_distill_run_test),
 	{},
 };
 
