@@ -25,7 +25,7 @@ PAGE = 4096
 # Workload command lines; {size} is SIZE_MB, {window} the window in seconds.
 WORKLOADS = {
     "static-mix": "static-mix --size-mb {size} --seconds {window}",
-    "static-mix-idfirst": "env WL_FIRST=identical static-mix --size-mb {size} --seconds {window}",
+    "static-mix-randfirst": "env WL_FIRST=random static-mix --size-mb {size} --seconds {window}",
     "sparse": "sparse --size-mb {size} --seconds {window}",
     "sparse-near": "env WL_NEAR=1 sparse --size-mb {size} --seconds {window}",
     "churn": "churn --size-mb {size} --seconds {window}",
@@ -41,7 +41,7 @@ WORKLOADS = {
     "thp-mixed": "thp-mixed --size-mb {size} --seconds {window}",
     "merge-floor": "merge-floor --size-mb {size} --seconds {window}",
 }
-DEFAULT_SIZE = {"static-mix": 256, "static-mix-idfirst": 256,
+DEFAULT_SIZE = {"static-mix": 256, "static-mix-randfirst": 256,
                 "sparse": 256, "sparse-near": 256, "churn": 16, "cow-broken": 64,
                 "short-lived": 16, "short-lived-1s": 16, "short-lived-200ms": 16,
                 "similar-images": 64,
