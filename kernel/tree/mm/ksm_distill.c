@@ -582,7 +582,7 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 					 struct ksm_region *r,
 					 unsigned long addr, unsigned int *run)
 {
-	unsigned long idx, next, end, npages, pmd_end;
+	unsigned long idx, next, end, npages;
 
 	if (addr >= r->end)
 		return r->end;
@@ -611,9 +611,8 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 	ksm_distill_stats.skipped += next - idx;
 	/* The run: free slots from @next on, in the page table of @next. */
 	addr = r->start + (next << PAGE_SHIFT);
-	pmd_end = ((addr | (PMD_SIZE - 1)) - r->start + 1) >> PAGE_SHIFT;
-	end = min3(region_pages(r), pmd_end,
-		   next + clamp(*run, 1U, DISTILL_RUN));
+	end = min(next + clamp(*run, 1U, DISTILL_RUN),
+		  (pmd_addr_end(addr, r->end) - r->start) >> PAGE_SHIFT);
 	*run = find_next_bit(r->cover_map, end, next) - next;
 	return addr;
 }
