@@ -117,6 +117,8 @@ static struct {
 	unsigned long epoch;
 	unsigned long epoch_round;
 	unsigned long uncovered;
+	/* distill_broken_gen as the last round's end saw it. */
+	unsigned long broken_gen;
 } ds = {
 	/* The scanner may be chosen mid-round, before a round_start(). */
 	.gov = &ksm_governors[0],
@@ -126,6 +128,13 @@ static struct {
 };
 
 static struct kmem_cache *region_cache;
+
+/*
+ * Bumped by the fault path when a COW break asks to reopen a region
+ * (&ksm_region.broken): a round that sees it move does not complete the
+ * coverage, and the next one reopens the region.
+ */
+static atomic_long_t distill_broken_gen;
 
 /**
  * ksm_level_permille() - CPU share of a level
@@ -351,7 +360,10 @@ static void distill_round_start(unsigned long round)
  */
 static bool distill_round_end(void)
 {
-	bool covered = !ds.uncovered;
+	unsigned long gen = atomic_long_read(&distill_broken_gen);
+	bool covered = !ds.uncovered && gen == ds.broken_gen;
+
+	ds.broken_gen = gen;
 
 	WRITE_ONCE(ksm_distill_stats.rounds, ksm_distill_stats.rounds + 1);
 	trace_ksm_uksm_round(ksm_distill_stats.rounds, ksm_distill_stats.sampled,
@@ -407,11 +419,16 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 		.age_ms = jiffies_to_msecs(jiffies - r->born),
 		.pages = region_pages(r),
 	};
+	bool reopen;
 	int level;
 
 	spin_lock(&dm->lock);
 	rr.cow = r->cow;
 	r->cow = 0;
+	reopen = r->broken && r->reopen_epoch != ds.epoch;
+	r->broken = false;
+	if (reopen)
+		r->reopen_epoch = ds.epoch;
 	spin_unlock(&dm->lock);
 
 	level = ksm_region_next_level(r->level, ds.nr_levels, &rr, &ds.th);
@@ -453,7 +470,18 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	 * over it begins. A region does not wait for the others' coverage to
 	 * sample again, or a dense region would idle while a sparse one is
 	 * covered at the bottom level's pace.
+	 *
+	 * A COW break since the region was passed over (its merged pages
+	 * counted as covered) reopens it, once a coverage: a new pass, which
+	 * keeps the coverage open, examines the pages whose merge the writes
+	 * broke (distill_merge_intact() in mm/ksm.c), so that the coverage
+	 * drops what is stale of them, as a full scan of the stock scanner
+	 * after the writes does.
 	 */
+	if (reopen && r->cover_epoch == ds.epoch) {
+		r->nr_covered = region_pages(r);
+		r->done_epoch = ds.epoch - 1;
+	}
 	if (r->cover_epoch != ds.epoch || r->nr_covered == region_pages(r)) {
 		r->cover_epoch = ds.epoch;
 		bitmap_zero(r->cover_map, region_pages(r));
@@ -521,6 +549,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	nr->born = jiffies;
 	nr->cover_epoch = ds.epoch;
 	nr->done_epoch = ds.epoch - 1;
+	nr->reopen_epoch = ds.epoch - 1;
 	nr->born_epoch = ds.round == ds.epoch_round ? ds.epoch - 1 : ds.epoch;
 	list_for_each_entry_safe_from(r, next, &dm->regions, list) {
 		unsigned long lo, hi;
@@ -837,8 +866,18 @@ void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr)
 	spin_lock(&dm->lock);
 	dm->cow++;
 	r = region_at(dm, addr);
-	if (r)
+	if (r) {
 		r->cow++;
+		/*
+		 * ds.epoch is ksmd's, read racily: a coverage that began
+		 * unseen began after this write and examines it anyway.
+		 */
+		if (!r->broken &&
+		    READ_ONCE(r->reopen_epoch) != READ_ONCE(ds.epoch)) {
+			r->broken = true;
+			atomic_long_inc(&distill_broken_gen);
+		}
+	}
 	spin_unlock(&dm->lock);
 	atomic_long_inc(&ksm_distill_stats.cow_breaks);
 }

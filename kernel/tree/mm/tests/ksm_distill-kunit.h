@@ -303,6 +303,70 @@ static void ksm_distill_run_test(struct kunit *test)
 	ds.interval[0] = interval;
 }
 
+static void ksm_distill_reopen_test(struct kunit *test)
+{
+	unsigned long map[1] = { 3 };
+	struct ksm_region r = {
+		.start = 0x100000, .end = 0x100000 + 2 * PAGE_SIZE,
+		.born = jiffies - HZ, .cover_map = map, .nr_covered = 2,
+		.seen = 9, .cover_epoch = 5, .done_epoch = 5, .born_epoch = 3,
+		.reopen_epoch = 4,
+	};
+	struct ksm_distill_stats *stats;
+	struct ksm_distill_mm dm;
+	typeof(ds) *saved;
+
+	/* ksmd's round state and the statistics, put back at the end. */
+	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
+	stats = kunit_kmalloc(test, sizeof(*stats), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	KUNIT_ASSERT_NOT_NULL(test, stats);
+	memcpy(saved, &ds, sizeof(ds));
+	memcpy(stats, &ksm_distill_stats, sizeof(*stats));
+	ksm_distill_mm_init(&dm, NULL);
+	list_add(&r.list, &dm.regions);
+	ds.epoch = 5;
+	ds.round = 10;
+	ds.uncovered = 0;
+	ds.broken_gen = atomic_long_read(&distill_broken_gen);
+
+	/*
+	 * The region was sampled through in this coverage and keeps it open
+	 * no more. A write breaks a merge of it: the round does not complete
+	 * the coverage...
+	 */
+	ksm_distill_cow(&dm, r.start + PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, r.broken);
+	KUNIT_EXPECT_FALSE(test, distill_round_end());
+	KUNIT_EXPECT_EQ(test, ds.epoch, 5UL);
+
+	/* ...and the next one passes over the region again, keeping it open. */
+	ds.round = 11;
+	region_judge(&r, &dm);
+	KUNIT_EXPECT_FALSE(test, r.broken);
+	KUNIT_EXPECT_TRUE(test, r.blocking);
+	KUNIT_EXPECT_EQ(test, ds.uncovered, 1UL);
+	KUNIT_EXPECT_EQ(test, r.nr_covered, 0UL);
+	KUNIT_EXPECT_EQ(test, map[0], 0UL);
+
+	/* Once a coverage: another break does not reopen it. */
+	ksm_distill_cow(&dm, r.start);
+	KUNIT_EXPECT_FALSE(test, r.broken);
+	region_cover(&r, 0);
+	region_cover(&r, 1);
+	KUNIT_EXPECT_EQ(test, ds.uncovered, 0UL);
+	KUNIT_EXPECT_TRUE(test, distill_round_end());
+	KUNIT_EXPECT_EQ(test, ds.epoch, 6UL);
+
+	/* In the next coverage, a break reopens it again. */
+	ksm_distill_cow(&dm, r.start);
+	KUNIT_EXPECT_TRUE(test, r.broken);
+
+	memcpy(&ds, saved, sizeof(ds));
+	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
+	ds.broken_gen = atomic_long_read(&distill_broken_gen);
+}
+
 static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_level_test),
 	KUNIT_CASE(ksm_distill_perm_test),
@@ -310,6 +374,7 @@ static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_round_time_test),
 	KUNIT_CASE(ksm_distill_sample_test),
 	KUNIT_CASE(ksm_distill_run_test),
+	KUNIT_CASE(ksm_distill_reopen_test),
 	{},
 };
 
