@@ -130,9 +130,9 @@ static struct {
 static struct kmem_cache *region_cache;
 
 /*
- * Bumped by the fault path when a COW break asks to reopen a region
- * (&ksm_region.broken): a round that sees it move does not complete the
- * coverage, and the next one reopens the region.
+ * Bumped by the fault path at the first COW break in a region since its
+ * judging that may reopen it (region_judge()): a round that sees it move
+ * does not complete the coverage, and the next one reopens the region.
  */
 static atomic_long_t distill_broken_gen;
 
@@ -425,8 +425,12 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	spin_lock(&dm->lock);
 	rr.cow = r->cow;
 	r->cow = 0;
-	reopen = r->broken && r->reopen_epoch != ds.epoch;
-	r->broken = false;
+	/*
+	 * A new coverage restarts the pass anyway; the fault path reads
+	 * @reopen_epoch under the lock.
+	 */
+	reopen = rr.cow && r->cover_epoch == ds.epoch &&
+		 r->reopen_epoch != ds.epoch;
 	if (reopen)
 		r->reopen_epoch = ds.epoch;
 	spin_unlock(&dm->lock);
@@ -478,11 +482,10 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	 * drops what is stale of them, as a full scan of the stock scanner
 	 * after the writes does.
 	 */
-	if (reopen && r->cover_epoch == ds.epoch) {
-		r->nr_covered = region_pages(r);
+	if (reopen)
 		r->done_epoch = ds.epoch - 1;
-	}
-	if (r->cover_epoch != ds.epoch || r->nr_covered == region_pages(r)) {
+	if (reopen || r->cover_epoch != ds.epoch ||
+	    r->nr_covered == region_pages(r)) {
 		r->cover_epoch = ds.epoch;
 		bitmap_zero(r->cover_map, region_pages(r));
 		r->nr_covered = 0;
@@ -867,16 +870,13 @@ void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr)
 	dm->cow++;
 	r = region_at(dm, addr);
 	if (r) {
-		r->cow++;
 		/*
 		 * ds.epoch is ksmd's, read racily: a coverage that began
 		 * unseen began after this write and examines it anyway.
 		 */
-		if (!r->broken &&
-		    READ_ONCE(r->reopen_epoch) != READ_ONCE(ds.epoch)) {
-			r->broken = true;
+		if (!r->cow++ &&
+		    READ_ONCE(r->reopen_epoch) != READ_ONCE(ds.epoch))
 			atomic_long_inc(&distill_broken_gen);
-		}
 	}
 	spin_unlock(&dm->lock);
 	atomic_long_inc(&ksm_distill_stats.cow_breaks);

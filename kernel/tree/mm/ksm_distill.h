@@ -52,12 +52,10 @@ struct seq_file;
  * @nr_covered:	bits set in @cover_map
  * @blocking:	counted in the round's regions that keep the coverage open
  * @reopen_epoch: the last coverage a COW break reopened the region in
- * @broken:	a COW break asks to reopen the region: written by the fault
- *		path under &ksm_distill_mm.lock, cleared by ksmd under it
  *
- * The region list and the region fields but @cow and @broken are written
- * only by ksmd, holding the mm's mmap lock for read and
- * &ksm_distill_mm.lock; ksmd reads them without the lock.
+ * The region list and the region fields but @cow are written only by ksmd,
+ * holding the mm's mmap lock for read and &ksm_distill_mm.lock; ksmd reads
+ * them without the lock.
  */
 struct ksm_region {
 	struct list_head list;
@@ -79,7 +77,6 @@ struct ksm_region {
 	unsigned long nr_covered;
 	bool blocking;
 	unsigned long reopen_epoch;
-	bool broken;
 };
 
 /**

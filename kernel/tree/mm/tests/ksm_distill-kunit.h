@@ -315,6 +315,7 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	struct ksm_distill_stats *stats;
 	struct ksm_distill_mm dm;
 	typeof(ds) *saved;
+	long gen;
 
 	/* ksmd's round state and the statistics, put back at the end. */
 	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
@@ -335,15 +336,17 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	 * no more. A write breaks a merge of it: the round does not complete
 	 * the coverage...
 	 */
+	gen = atomic_long_read(&distill_broken_gen);
 	ksm_distill_cow(&dm, r.start + PAGE_SIZE);
-	KUNIT_EXPECT_TRUE(test, r.broken);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&distill_broken_gen), gen + 1);
 	KUNIT_EXPECT_FALSE(test, distill_round_end());
 	KUNIT_EXPECT_EQ(test, ds.epoch, 5UL);
 
 	/* ...and the next one passes over the region again, keeping it open. */
 	ds.round = 11;
 	region_judge(&r, &dm);
-	KUNIT_EXPECT_FALSE(test, r.broken);
+	KUNIT_EXPECT_EQ(test, r.cow, 0UL);
+	KUNIT_EXPECT_EQ(test, r.reopen_epoch, 5UL);
 	KUNIT_EXPECT_TRUE(test, r.blocking);
 	KUNIT_EXPECT_EQ(test, ds.uncovered, 1UL);
 	KUNIT_EXPECT_EQ(test, r.nr_covered, 0UL);
@@ -351,7 +354,7 @@ static void ksm_distill_reopen_test(struct kunit *test)
 
 	/* Once a coverage: another break does not reopen it. */
 	ksm_distill_cow(&dm, r.start);
-	KUNIT_EXPECT_FALSE(test, r.broken);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&distill_broken_gen), gen + 1);
 	region_cover(&r, 0);
 	region_cover(&r, 1);
 	KUNIT_EXPECT_EQ(test, ds.uncovered, 0UL);
@@ -359,8 +362,10 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ds.epoch, 6UL);
 
 	/* In the next coverage, a break reopens it again. */
+	ds.round = 12;
+	region_judge(&r, &dm);
 	ksm_distill_cow(&dm, r.start);
-	KUNIT_EXPECT_TRUE(test, r.broken);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&distill_broken_gen), gen + 2);
 
 	memcpy(&ds, saved, sizeof(ds));
 	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
