@@ -3,9 +3,9 @@
  * The distilling scanner puts regions on the levels their behaviour earns.
  * Four children, each with one mergeable VMA (one region) of 2048 pages:
  *
- *   dense   all pages identical, never written: promoted level by level
- *           to the top (its merges are new at each level), then back to
- *           level 0 once all is merged;
+ *   dense   all pages identical, never written: promoted to the top
+ *           (level by level, or at once when nearly all of enough samples
+ *           merge), then back to level 0 once all is merged;
  *   sparse  every page distinct: nothing merges, it stays on level 0;
  *   cow     all pages identical, but about 2000 random pages a second are
  *           written (one byte flipped and put back), so its merges are
@@ -22,7 +22,7 @@
  *
  * Knobs (all restored): scanner uksm, uksm_governor full, uksm_life_ms
  * 500, uksm_levels 3 and uksm_bottom_cpu_permille 20. Three levels keep the
- * run short: dense climbs one level a round and goes back to level 0 once
+ * run short: dense may climb one level a round and goes back to level 0 once
  * all is merged, so a shorter ladder makes "reached the top" quick to see.
  * The bottom share of 2% rather than 0.2% lets level 0 sample dense a few
  * times a round on the debug kernel, where examining a page costs about
@@ -383,8 +383,9 @@ int main(void)
 	ksft_test_result(maxlvl[DENSE] == top,
 			 "dense reached the top level (highest seen %d of 0..%d)\n",
 			 maxlvl[DENSE], top);
-	ksft_test_result(promo >= top, "uksm_promotions advanced by %ld (want >= %d)\n",
-			 promo, top);
+	/* One level a round, or straight to the top on plain evidence. */
+	ksft_test_result(promo >= 1, "uksm_promotions advanced by %ld (want >= 1)\n",
+			 promo);
 	ksft_test_result(s[DENSE].merging >= NPAGES * 9 / 10,
 			 "dense merged %ld of %d pages (want >= 90%%)\n",
 			 s[DENSE].merging, NPAGES);

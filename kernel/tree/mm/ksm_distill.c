@@ -9,7 +9,8 @@
  * mm; when the walk meets a region for the first time in a round, the
  * region's previous round is judged: promoted when its duplication ratio
  * is above Vdup, its COW-break ratio below Vcow and it is older than
- * Vlife, back to level 0 when its sampled pages were all merged already,
+ * Vlife (straight to the top when nearly every sample merged), back to
+ * level 0 when its sampled pages were all merged already,
  * demoted otherwise.
  *
  * CPU is spent by budget: while ksmd examines pages of level l, it sleeps
@@ -253,6 +254,9 @@ unsigned long ksm_offset_perm(u32 seed, unsigned long round,
  * COW-break ratio: COW breaks of the region's merged pages in the round
  * over pages merged in it (infinite when it broke some and merged none),
  * so a region whose merges are mostly undone is demoted.
+ * A region is promoted one level a round, or straight to the top when at
+ * least KSM_DISTILL_JUMP_PCT percent of KSM_DISTILL_JUMP_EVIDENCE or more
+ * samples merged and none of its merged pages was COW-broken.
  *
  * Return: the region's level for the next round.
  */
@@ -283,9 +287,17 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 	dup_ok = rr->merged * 100 > (u64)th->dup_pct * rr->sampled;
 	cow_ok = rr->merged ? rr->cow * 100 < (u64)th->cow_pct * rr->merged :
 			      !rr->cow;
-	if (dup_ok && cow_ok)
-		return min(level + 1, nr_levels - 1);
-	return level ? level - 1 : 0;
+	if (!dup_ok || !cow_ok)
+		return level ? level - 1 : 0;
+	/*
+	 * Nearly every one of enough samples merged and none broken: the
+	 * region is dense beyond doubt, and climbing a level a round would
+	 * leave most of it unmerged for nr_levels - 2 more rounds.
+	 */
+	if (!rr->cow && rr->sampled >= KSM_DISTILL_JUMP_EVIDENCE &&
+	    rr->merged * 100 >= (u64)KSM_DISTILL_JUMP_PCT * rr->sampled)
+		return nr_levels - 1;
+	return min(level + 1, nr_levels - 1);
 }
 
 /* Vlife of this round: the knob, or by default the governor's round. */

@@ -17,6 +17,12 @@ struct seq_file;
 #define KSM_DISTILL_MAX_LEVELS	8
 /* Pages found merged already that send a region back to level 0. */
 #define KSM_DISTILL_EVIDENCE	8UL
+/*
+ * Samples a round must have taken, at least KSM_DISTILL_JUMP_PCT percent of
+ * them merged and none COW-broken, for its region to go straight to the top.
+ */
+#define KSM_DISTILL_JUMP_EVIDENCE	32UL
+#define KSM_DISTILL_JUMP_PCT	90
 
 /**
  * struct ksm_region - one mergeable VMA as the distilling scanner sees it

@@ -62,6 +62,19 @@ static void ksm_distill_level_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, judge(0, 100, 0, 0, 0, 1000), 0);
 	/* A level above a lowered top is brought down to it. */
 	KUNIT_EXPECT_EQ(test, judge(7, 100, 50, 0, 0, 1000), 3);
+	/* Nearly all of enough samples merged, none broken: to the top. */
+	KUNIT_EXPECT_EQ(test, judge(0, 100, 90, 0, 0, 1000), 3);
+	KUNIT_EXPECT_EQ(test, judge(1, 32, 32, 0, 0, 1000), 3);
+	/* Merges credited to both regions may outnumber the samples. */
+	KUNIT_EXPECT_EQ(test, judge(0, 40, 70, 0, 0, 1000), 3);
+	/* Just under the jump's ratio: one level. */
+	KUNIT_EXPECT_EQ(test, judge(0, 100, 89, 0, 0, 1000), 1);
+	/* Too few samples to jump on: one level. */
+	KUNIT_EXPECT_EQ(test, judge(0, 31, 31, 0, 0, 1000), 1);
+	/* One COW break under Vcow still allows a promotion, not a jump. */
+	KUNIT_EXPECT_EQ(test, judge(0, 100, 100, 0, 1, 1000), 1);
+	/* Too young: no jump either. */
+	KUNIT_EXPECT_EQ(test, judge(0, 100, 100, 0, 0, 99), 0);
 }
 
 static void ksm_distill_perm_test(struct kunit *test)
