@@ -7,10 +7,13 @@
  * The workload's output is passed through. Once it prints its
  * "@@WL ready ... pids=a,b" line, time 0 is set and a line
  *   @@S t=<s> pre= sharing= shared= zero= full_scans= scanned= skipped= \
- *       engine_ns= cow_ksm= sl= slc= ul= ulc= hs= saved_pm=
+ *       engine_ns= cow_ksm= sl= slc= ul= ulc= hs= up= dn= rbot= rtop= \
+ *       saved_pm=
  * (sl, slc, ul, ulc: stable and unstable tree lookups and their page
  * compares; hs: words the page hash in force reads, 0 for the checksum;
- * -1 without the engine's counters)
+ * up, dn: the distilling scanner's promotions and demotions; rbot, rtop:
+ * its regions on the lowest and on the top level; -1 without the engine's
+ * counters)
  * is printed every interval until the workload exits (saved_pm, the saving
  * counted from the workload processes' pagemaps as mapped pages minus
  * distinct PFNs over their private anonymous unnamed mappings of 1 MiB or
@@ -58,6 +61,30 @@ static long long read_ll(const char *path)
 		return -1;
 	buf[n] = 0;
 	return strtoll(buf, NULL, 10);
+}
+
+/* Field @i (0 first, -1 last) of a file of numbers, -1 if none. */
+static long long read_field(const char *path, int i)
+{
+	char buf[256], *p, *tok, *save = NULL;
+	long long v = -1;
+	int fd = open(path, O_RDONLY), k = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	for (p = buf; (tok = strtok_r(p, " \n", &save)); p = NULL, k++) {
+		if (i < 0 || k == i)
+			v = strtoll(tok, NULL, 10);
+		if (k == i)
+			break;
+	}
+	return v;
 }
 
 static long long vmstat(const char *key)
@@ -274,7 +301,7 @@ int main(int argc, char **argv)
 			long long pre = read_ll(K "pages_sharing") + read_ll(K "ksm_zero_pages");
 			long saved = sample % pm_every ? -1 : saved_from_pagemap();
 
-			printf("@@S t=%.3f pre=%lld sharing=%lld shared=%lld zero=%lld full_scans=%lld scanned=%lld skipped=%lld engine_ns=%lld cow_ksm=%lld sl=%lld slc=%lld ul=%lld ulc=%lld hs=%lld saved_pm=%ld\n",
+			printf("@@S t=%.3f pre=%lld sharing=%lld shared=%lld zero=%lld full_scans=%lld scanned=%lld skipped=%lld engine_ns=%lld cow_ksm=%lld sl=%lld slc=%lld ul=%lld ulc=%lld hs=%lld up=%lld dn=%lld rbot=%lld rtop=%lld saved_pm=%ld\n",
 			       t, pre, read_ll(K "pages_sharing"), read_ll(K "pages_shared"),
 			       read_ll(K "ksm_zero_pages"), read_ll(K "full_scans"),
 			       read_ll(K "pages_scanned"), read_ll(K "pages_skipped"),
@@ -283,7 +310,11 @@ int main(int argc, char **argv)
 			       read_ll(K "stable_lookup_compares"),
 			       read_ll(K "unstable_lookups"),
 			       read_ll(K "unstable_lookup_compares"),
-			       read_ll(K "page_hash_strength"), saved);
+			       read_ll(K "page_hash_strength"),
+			       read_ll(K "uksm_promotions"),
+			       read_ll(K "uksm_demotions"),
+			       read_field(K "uksm_regions", 0),
+			       read_field(K "uksm_regions", -1), saved);
 			sample++;
 			next += interval_ms / 1000.0;
 		} else if (!t0) {

@@ -256,7 +256,9 @@ unsigned long ksm_offset_perm(u32 seed, unsigned long round,
  * so a region whose merges are mostly undone is demoted.
  * A region is promoted one level a round, or straight to the top when at
  * least KSM_DISTILL_JUMP_PCT percent of KSM_DISTILL_JUMP_EVIDENCE or more
- * samples merged and none of its merged pages was COW-broken.
+ * samples merged and none of its merged pages was COW-broken; it is neither
+ * promoted nor demoted when it found KSM_DISTILL_STRAGGLERS times more
+ * pages merged already than it merged.
  *
  * Return: the region's level for the next round.
  */
@@ -287,7 +289,16 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 	dup_ok = rr->merged * 100 > (u64)th->dup_pct * rr->sampled;
 	cow_ok = rr->merged ? rr->cow * 100 < (u64)th->cow_pct * rr->merged :
 			      !rr->cow;
-	if (!dup_ok || !cow_ok)
+	if (!cow_ok)
+		return level ? level - 1 : 0;
+	/*
+	 * A few new merges among many pages found merged already: the last
+	 * duplicates of a region merged through, met on few samples. A
+	 * denser level would only sample merged pages again: it stays.
+	 */
+	if (rr->merged && rr->ksm_seen >= KSM_DISTILL_STRAGGLERS * rr->merged)
+		return level;
+	if (!dup_ok)
 		return level ? level - 1 : 0;
 	/*
 	 * Nearly every one of enough samples merged and none broken: the

@@ -23,6 +23,12 @@ struct seq_file;
  */
 #define KSM_DISTILL_JUMP_EVIDENCE	32UL
 #define KSM_DISTILL_JUMP_PCT	90
+/*
+ * A round that found this many times more pages merged already than it
+ * merged new ones met the stragglers of a region merged through: no
+ * promotion.
+ */
+#define KSM_DISTILL_STRAGGLERS	8UL
 
 /**
  * struct ksm_region - one mergeable VMA as the distilling scanner sees it

@@ -75,6 +75,16 @@ static void ksm_distill_level_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, judge(0, 100, 100, 0, 1, 1000), 1);
 	/* Too young: no jump either. */
 	KUNIT_EXPECT_EQ(test, judge(0, 100, 100, 0, 0, 99), 0);
+	/*
+	 * A few stragglers merged in a region found merged already: it
+	 * stays, neither promoted on their ratio to few samples nor demoted.
+	 */
+	KUNIT_EXPECT_EQ(test, judge(2, 32, 4, 5000, 0, 1000), 2);
+	KUNIT_EXPECT_EQ(test, judge(3, 60000, 20, 160, 0, 1000), 3);
+	/* New merges still one in eight of those found merged: promoted. */
+	KUNIT_EXPECT_EQ(test, judge(1, 100, 50, 399, 0, 1000), 2);
+	/* Stragglers whose merges are undone: demoted all the same. */
+	KUNIT_EXPECT_EQ(test, judge(2, 32, 4, 5000, 1, 1000), 1);
 }
 
 static void ksm_distill_perm_test(struct kunit *test)
