@@ -47,22 +47,6 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static long long read_ll(const char *path)
-{
-	char buf[64];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtoll(buf, NULL, 10);
-}
-
 /* Field @i (0 first, -1 last) of a file of numbers, -1 if none. */
 static long long read_field(const char *path, int i)
 {
@@ -85,6 +69,11 @@ static long long read_field(const char *path, int i)
 			break;
 	}
 	return v;
+}
+
+static long long read_ll(const char *path)
+{
+	return read_field(path, 0);
 }
 
 static long long vmstat(const char *key)
