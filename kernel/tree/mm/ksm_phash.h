@@ -14,9 +14,13 @@
 /* Strength of a full page: every 32-bit word read once. */
 #define KSM_PHASH_FULL	(PAGE_SIZE / sizeof(u32))
 
-/* The weakest strength the adaptation uses, and its largest step. */
+/*
+ * The weakest strength the adaptation uses, and its largest step: half a
+ * page, so that the step doubles as TCP's slow start does, bounded by the
+ * range alone (from the start at 512 words, 1 word is ten rounds away).
+ */
 #define KSM_PHASH_MIN		1U
-#define KSM_PHASH_MAX_DELTA	32U
+#define KSM_PHASH_MAX_DELTA	(KSM_PHASH_FULL / 2)
 /* Stable rounds after which the adaptation probes again regardless. */
 #define KSM_PHASH_REPROBE_ROUNDS	1000U
 

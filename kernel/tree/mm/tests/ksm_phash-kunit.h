@@ -54,8 +54,8 @@ static void phash_fill(u32 *page, int kind)
 static void ksm_phash_progressive_test(struct kunit *test)
 {
 	static const unsigned int s[] = { 0, 1, 2, 7, 100, 511, 512, 1000 };
-	u32 *page, direct[ARRAY_SIZE(s) + 1];
-	unsigned int a, b, n = ARRAY_SIZE(s), str[ARRAY_SIZE(s) + 1];
+	u32 *page, direct[ARRAY_SIZE(s) + 1], ref;
+	unsigned int a, b, i, n = ARRAY_SIZE(s), str[ARRAY_SIZE(s) + 1];
 	int kind;
 
 	page = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
@@ -66,6 +66,13 @@ static void ksm_phash_progressive_test(struct kunit *test)
 		phash_fill(page, kind);
 		for (a = 0; a <= n; a++)
 			direct[a] = ksm_phash_extend(page, PHASH_SEED, 0, str[a]);
+		/* Direct is one step a word, in the permutation's order. */
+		ref = PHASH_SEED;
+		for (a = 0, i = 0; a <= n; a++) {
+			for (; i < str[a]; i++)
+				ref = phash_step(ref, page[phash_perm[i]]);
+			KUNIT_EXPECT_EQ(test, direct[a], ref);
+		}
 		/* Up from every strength and down to every one: as direct. */
 		for (a = 0; a <= n; a++) {
 			for (b = a; b <= n; b++) {
@@ -171,7 +178,7 @@ static struct ksm_phash_round phash_model(unsigned int strength,
 static void ksm_phash_adapt_slow_start_test(struct kunit *test)
 {
 	static const unsigned int seq[] = { 512, 511, 510, 508, 504, 496,
-					    480, 448, 416, 384 };
+					    480, 448, 384, 256, 1, 257 };
 	struct ksm_phash_adapt a;
 	struct ksm_phash_round r;
 	unsigned int i;
@@ -182,7 +189,10 @@ static void ksm_phash_adapt_slow_start_test(struct kunit *test)
 	r = (struct ksm_phash_round) { 0 };
 	KUNIT_EXPECT_EQ(test, ksm_phash_adapt_round(&a, &r), 512U);
 	KUNIT_EXPECT_EQ(test, a.state, (unsigned int)KSM_PHASH_START);
-	/* Downwards, the step doubling up to KSM_PHASH_MAX_DELTA. */
+	/*
+	 * Downwards, the step doubling up to KSM_PHASH_MAX_DELTA, past the
+	 * knee at 40 to the bottom; worse there, so up from the best.
+	 */
 	for (i = 0; i < ARRAY_SIZE(seq); i++) {
 		KUNIT_EXPECT_EQ(test, a.strength, seq[i]);
 		r = phash_model(a.strength, 40);
