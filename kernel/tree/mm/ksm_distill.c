@@ -729,7 +729,11 @@ static void distill_charge(u64 ns)
 /*
  * A batch examined @pages pages of level @l in @ns. The estimate is the
  * ratio of decaying sums, so a batch weighs by its pages and one slow page
- * in a batch of few moves it little. The first measure of a level stands
+ * in a batch of few moves it little. The sums halve each batch: at the
+ * lowest level's share a batch comes a second, and a decay of an eighth
+ * took about ten to follow a change of cost (the page hash's strength
+ * falling from 512 words to 1, or rising), while the rounds it sized ran
+ * long or short. The first measure of a level stands
  * for the levels not measured yet: a region promoted to a level never
  * sampled gets an interval sized by a real cost, not by the start value.
  */
@@ -737,8 +741,8 @@ static void page_cost(unsigned int l, u64 ns, unsigned long pages)
 {
 	unsigned int m;
 
-	ds.cost_ns[l] = ds.cost_ns[l] - (ds.cost_ns[l] >> 3) + ns;
-	ds.cost_pages[l] = ds.cost_pages[l] - (ds.cost_pages[l] >> 3) + pages;
+	ds.cost_ns[l] = ds.cost_ns[l] - (ds.cost_ns[l] >> 1) + ns;
+	ds.cost_pages[l] = ds.cost_pages[l] - (ds.cost_pages[l] >> 1) + pages;
 	ds.page_ns[l] = div64_u64(ds.cost_ns[l], ds.cost_pages[l]);
 	if (!(ds.measured & BIT(l))) {
 		ds.measured |= BIT(l);
