@@ -8,6 +8,7 @@
 #define _KSM_ADAPTIVE_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/random.h>
 
 static const char * const ksm_test_modes[] = { "stock", "uksm", "uksm-2" };
 static const struct ksm_choice ksm_test_choice = {
@@ -42,9 +43,67 @@ static void ksm_choice_show_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "stock uksm [uksm-2]\n");
 }
 
+static int ksm_test_sign(int v)
+{
+	return (v > 0) - (v < 0);
+}
+
+/*
+ * ksm_memcmp_page() against memcmp(): equal pages, then one byte changed
+ * up and down at the first and last byte, at every block edge and at
+ * random places, over random contents and over zeroes, and a second
+ * difference after the first that must not change the sign.
+ */
+static void ksm_memcmp_page_test(struct kunit *test)
+{
+	unsigned long *a = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned long *b = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	u8 *pb = (u8 *)b;
+	unsigned int fill, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	for (fill = 0; fill < 2; fill++) {
+		if (fill)
+			get_random_bytes(a, PAGE_SIZE);
+		else
+			memset(a, 0, PAGE_SIZE);
+		memcpy(b, a, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, ksm_memcmp_page(a, b), 0);
+		for (k = 0; k < 2 * PAGE_SIZE / 64 + 64; k++) {
+			unsigned int pos;
+			u8 old;
+
+			if (k < PAGE_SIZE / 64)
+				pos = k * 64;		/* first byte of a block */
+			else if (k < 2 * PAGE_SIZE / 64)
+				pos = (k - PAGE_SIZE / 64) * 64 + 63; /* last */
+			else
+				pos = get_random_u32_below(PAGE_SIZE);
+			old = pb[pos];
+			pb[pos] = old + 1 + get_random_u32_below(255);
+			KUNIT_EXPECT_EQ(test, ksm_test_sign(ksm_memcmp_page(a, b)),
+					ksm_test_sign(memcmp(a, b, PAGE_SIZE)));
+			KUNIT_EXPECT_EQ(test, ksm_test_sign(ksm_memcmp_page(b, a)),
+					ksm_test_sign(memcmp(b, a, PAGE_SIZE)));
+			if (pos + 1 < PAGE_SIZE) {
+				/* A later difference the other way: no effect. */
+				pb[PAGE_SIZE - 1] ^= 0xff;
+				KUNIT_EXPECT_EQ(test,
+						ksm_test_sign(ksm_memcmp_page(a, b)),
+						ksm_test_sign(memcmp(a, b, PAGE_SIZE)));
+				pb[PAGE_SIZE - 1] ^= 0xff;
+			}
+			pb[pos] = old;
+		}
+		KUNIT_EXPECT_EQ(test, ksm_memcmp_page(a, b), 0);
+	}
+}
+
 static struct kunit_case ksm_adaptive_test_cases[] = {
 	KUNIT_CASE(ksm_choice_parse_test),
 	KUNIT_CASE(ksm_choice_show_test),
+	KUNIT_CASE(ksm_memcmp_page_test),
 	{},
 };
 
