@@ -58,11 +58,11 @@ ssize_t ksm_choice_show(const struct ksm_choice *choice, unsigned int cur,
 }
 
 /*
- * Words ksm_memcmp_page() compares a pass: their differences are ORed and
- * tested once, so a page of equal words costs two loads and two ALU
- * operations a word. The generic memcmp() (x86_64 has no assembly one)
- * pays a compare, a branch and three counter updates a word as well: under
- * QEMU's TCG a page compared in about 1.3 us that way against 0.8 us.
+ * Words ksm_memcmp_page() compares a pass (its loop body spells out that
+ * many): their differences are ORed and tested once, so a page of equal
+ * words costs two loads and two ALU operations a word. The generic
+ * memcmp() (x86_64 has no assembly one) pays a compare, a branch and three
+ * counter updates a word as well.
  */
 #define KSM_CMP_WORDS	8
 
@@ -82,6 +82,7 @@ int ksm_memcmp_page(const void *p1, const void *p2)
 	const unsigned long *a = p1, *b = p2;
 	unsigned int i;
 
+	BUILD_BUG_ON(KSM_CMP_WORDS != 8);
 	BUILD_BUG_ON(PAGE_SIZE % (KSM_CMP_WORDS * sizeof(long)));
 	for (i = 0; i < PAGE_SIZE / sizeof(long); i += KSM_CMP_WORDS) {
 		unsigned long d;

@@ -49,10 +49,11 @@ static int ksm_test_sign(int v)
 }
 
 /*
- * ksm_memcmp_page() against memcmp(): equal pages, then one byte changed
- * up and down at the first and last byte, at every block edge and at
- * random places, over random contents and over zeroes, and a second
- * difference after the first that must not change the sign.
+ * ksm_memcmp_page() against memcmp(), over zeroes and over random
+ * contents: equal pages, then one byte changed (to a random other value,
+ * compared both ways round) at the first and the last byte of every
+ * 64-byte block and at 64 random places, each also with a second
+ * difference at the page's last byte, which must not change the sign.
  */
 static void ksm_memcmp_page_test(struct kunit *test)
 {
@@ -87,7 +88,7 @@ static void ksm_memcmp_page_test(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, ksm_test_sign(ksm_memcmp_page(b, a)),
 					ksm_test_sign(memcmp(b, a, PAGE_SIZE)));
 			if (pos + 1 < PAGE_SIZE) {
-				/* A later difference the other way: no effect. */
+				/* A later difference: no effect. */
 				pb[PAGE_SIZE - 1] ^= 0xff;
 				KUNIT_EXPECT_EQ(test,
 						ksm_test_sign(ksm_memcmp_page(a, b)),
