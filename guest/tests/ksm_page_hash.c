@@ -27,6 +27,16 @@
 
 static size_t psize;
 
+/*
+ * The last word of near-identical page @p: each page its own (@near 1), or
+ * (@near 2) pages 0 and 1 the same, a pair that merges into a KSM page the
+ * others are near to.
+ */
+static uint64_t near_last(long p, int near)
+{
+	return near == 2 && p < 2 ? 0 : p + 1;
+}
+
 static char *map_copies(long copies, int near)
 {
 	size_t len = NPAGES / 2 * copies * psize;
@@ -42,7 +52,7 @@ static char *map_copies(long copies, int near)
 
 		if (near) {
 			ksm_fill_page(page, psize, 5);
-			((uint64_t *)page)[psize / 8 - 1] = p + 1;
+			((uint64_t *)page)[psize / 8 - 1] = near_last(p, near);
 		} else {
 			ksm_fill_page(page, psize, p % (NPAGES / 2));
 		}
@@ -60,7 +70,7 @@ static long changed(const char *mem, long copies, int near)
 	for (p = 0; p < NPAGES / 2 * copies; p++) {
 		if (near) {
 			ksm_fill_page(want, psize, 5);
-			((uint64_t *)want)[psize / 8 - 1] = p + 1;
+			((uint64_t *)want)[psize / 8 - 1] = near_last(p, near);
 		} else {
 			ksm_fill_page(want, psize, p % (NPAGES / 2));
 		}
@@ -209,17 +219,25 @@ static int test_switch(void)
 	return ok;
 }
 
-static int test_near(void)
+/*
+ * Near-identical pages (differing in their last word), with one pair among
+ * them (@near 2) or none (@near 1): collisions are counted, only the pair
+ * merges, and every page stays intact. With the pair, the others' keys
+ * match its KSM page's in the stable tree once the strength no longer
+ * reads the last word: the lookup takes it on the key alone, the merge's
+ * compare refuses it, and the lookup made again comparing finds nothing.
+ */
+static int test_near(int near)
 {
-	long coll = ksm_get("page_hash_collisions"), bad;
+	long coll = ksm_get("page_hash_collisions"), bad, want = near == 2;
 	char *mem;
-	int i;
+	int i, ok;
 
 	ksm_write("run", "2");
 	ksm_write("page_hash", "adaptive");
 	/* Pages that never merge are skipped ever longer otherwise. */
 	ksm_write("smart_scan", "0");
-	mem = map_copies(2, 1);
+	mem = map_copies(2, near);
 	ksm_write("run", "1");
 	/*
 	 * With no collision the strength falls a round at a time until the
@@ -230,14 +248,17 @@ static int test_near(void)
 	for (i = 0; i < 60 && ksm_get("page_hash_collisions") <= coll; i++)
 		wait_scans(1);
 	wait_scans(2);
-	bad = changed(mem, 2, 1);
-	printf("# near-identical pages: pages_shared %ld, %ld changed, strength %ld, collisions %ld\n",
-	       ksm_get("pages_shared"), bad, ksm_get("page_hash_strength"),
+	bad = changed(mem, 2, near);
+	printf("# near-identical pages%s: pages_shared %ld, pages_sharing %ld, %ld changed, strength %ld, collisions %ld\n",
+	       near == 2 ? " and a pair" : "", ksm_get("pages_shared"),
+	       ksm_get("pages_sharing"), bad, ksm_get("page_hash_strength"),
 	       ksm_get("page_hash_collisions") - coll);
+	ok = !bad && ksm_get("pages_shared") == want &&
+	     ksm_get("pages_sharing") == want &&
+	     ksm_get("page_hash_collisions") > coll;
 	munmap(mem, NPAGES * psize);
 	ksm_write("run", "2");
-	return !bad && ksm_get("pages_shared") == 0 &&
-	       ksm_get("page_hash_collisions") > coll;
+	return ok;
 }
 
 int main(void)
@@ -252,7 +273,7 @@ int main(void)
 	ksft_print_header();
 	if (access(KSM_SYSFS "page_hash", F_OK))
 		ksft_exit_skip("no page_hash knob\n");
-	ksft_set_plan(5);
+	ksft_set_plan(6);
 	ksm_knobs_save(knobs, ARRAY_SIZE(knobs));
 	if (ksm_set("pages_to_scan", 1000) || ksm_set("sleep_millisecs", 10))
 		ksft_exit_fail_msg("cannot set the KSM knobs\n");
@@ -265,7 +286,8 @@ int main(void)
 			 "adaptive: %.2f page compares a lookup against %.2f\n",
 			 keyed, stock);
 	ksft_test_result(test_switch(), "switch while merged: merges kept, re-keyed nodes found\n");
-	ksft_test_result(test_near(), "near-identical pages: collisions counted, nothing merged\n");
+	ksft_test_result(test_near(1), "near-identical pages: collisions counted, nothing merged\n");
+	ksft_test_result(test_near(2), "near-identical pages and a pair: collisions counted, only the pair merged\n");
 
 	ksm_write("run", "2");
 	ksm_knobs_restore(knobs, ARRAY_SIZE(knobs));
