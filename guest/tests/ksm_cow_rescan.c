@@ -18,7 +18,6 @@
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/mman.h>
 
 #include "kselftest.h"
 #include "ksm_util.h"
@@ -79,18 +78,12 @@ int main(void)
 	double t;
 	size_t p;
 
-	ksft_print_header();
-	ksft_set_plan(3);
+	ksm_test_begin(3);
 	psize = getpagesize();
-	if (access(KSM_SYSFS "run", W_OK))
-		ksft_exit_skip("KSM sysfs not writable\n");
-
-	mem = mmap(NULL, NPAGES * psize, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mem = ksm_map_anon(NPAGES * psize);
 	want = malloc(psize);
-	if (mem == MAP_FAILED || !want)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	madvise(mem, NPAGES * psize, MADV_NOHUGEPAGE);
+	if (!want)
+		ksft_exit_fail_msg("malloc failed\n");
 	for (p = 0; p < NPAGES; p++)
 		ksm_fill_page(mem + p * psize, psize, seed_of(p));
 	if (madvise(mem, NPAGES * psize, MADV_MERGEABLE))

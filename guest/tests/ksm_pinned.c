@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 
 #include "kselftest.h"
@@ -63,19 +62,13 @@ int main(void)
 	ssize_t r;
 	double t;
 
-	ksft_print_header();
-	ksft_set_plan(4);
+	ksm_test_begin(4);
 	psize = getpagesize();
-	if (access(KSM_SYSFS "run", W_OK))
-		ksft_exit_skip("KSM sysfs not writable\n");
-
-	mem = mmap(NULL, NPAGES * psize, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mem = ksm_map_anon(NPAGES * psize);
 	want = malloc(psize);
 	buf = malloc(psize);
-	if (mem == MAP_FAILED || !want || !buf)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	madvise(mem, NPAGES * psize, MADV_NOHUGEPAGE);
+	if (!want || !buf)
+		ksft_exit_fail_msg("malloc failed\n");
 	ksm_fill_page(want, psize, SEED);
 	for (p = 0; p < NPAGES; p++)
 		memcpy(mem + p * psize, want, psize);

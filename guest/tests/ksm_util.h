@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -193,6 +194,30 @@ static inline void ksm_fill_page(char *p, size_t psize, long seed)
 		x ^= x << 17;
 		((uint64_t *)p)[i] = x;
 	}
+}
+
+/*
+ * Start a test of @plan results: the TAP header, and a skip unless the KSM
+ * knobs can be written.
+ */
+static inline void ksm_test_begin(unsigned int plan)
+{
+	ksft_print_header();
+	ksft_set_plan(plan);
+	if (access(KSM_SYSFS "run", W_OK))
+		ksft_exit_skip("KSM sysfs not writable\n");
+}
+
+/* @len bytes of private anonymous memory without huge pages, or fail. */
+static inline char *ksm_map_anon(size_t len)
+{
+	char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mem == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	madvise(mem, len, MADV_NOHUGEPAGE);
+	return mem;
 }
 
 /* A child of the test, pid 0 when there is none. */
