@@ -629,18 +629,9 @@ static void distill_mm_end(struct ksm_distill_mm *dm)
  * Slots a sample takes at most: a run of consecutive pages costs one
  * page-table walk and one pass over the rmap_items, where as many single
  * samples cost one each. The density of a level is kept: the next sample
- * point is a run's length of intervals on. Where every slot is sampled
- * (interval 1) a longer run samples the same slots, so it takes as many
- * as the walk can hold (the stock scanner's run under the adaptive hash);
- * at sparser intervals runs stay short, so that samples stay spread.
+ * point is a run's length of intervals on.
  */
-#define DISTILL_RUN		8U
-#define DISTILL_DENSE_RUN	32U
-
-static unsigned int region_run(const struct ksm_region *r)
-{
-	return region_interval(r) == 1 ? DISTILL_DENSE_RUN : DISTILL_RUN;
-}
+#define DISTILL_RUN	8U
 
 static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 					 struct ksm_region *r,
@@ -675,7 +666,7 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 	ksm_distill_stats.skipped += next - idx;
 	/* The run: free slots from @next on, in the page table of @next. */
 	addr = r->start + (next << PAGE_SHIFT);
-	end = min(next + clamp(*run, 1U, region_run(r)),
+	end = min(next + clamp(*run, 1U, DISTILL_RUN),
 		  (pmd_addr_end(addr, r->end) - r->start) >> PAGE_SHIFT);
 	*run = find_next_bit(r->cover_map, end, next) - next;
 	return addr;

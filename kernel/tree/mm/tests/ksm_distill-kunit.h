@@ -305,31 +305,6 @@ static void ksm_distill_run_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.nr_covered, 6UL);
 
 	/*
-	 * Where every slot is sampled (interval 1), a run goes on up to
-	 * DISTILL_DENSE_RUN slots, never into the next page table.
-	 */
-	ds.interval[0] = 1;
-	bitmap_zero(map, 64);
-	r.nr_covered = 0;
-	r.cursor = 0;
-	n = walk_runs(&r, 100, got, len, 8);
-	KUNIT_EXPECT_EQ(test, n, 3);
-	KUNIT_EXPECT_EQ(test, got[0], 0UL);
-	KUNIT_EXPECT_EQ(test, len[0], 24U);
-	KUNIT_EXPECT_EQ(test, got[1], 24UL);
-	KUNIT_EXPECT_EQ(test, len[1], DISTILL_DENSE_RUN);
-	KUNIT_EXPECT_EQ(test, got[2], 24UL + DISTILL_DENSE_RUN);
-	KUNIT_EXPECT_EQ(test, len[2], 40U - DISTILL_DENSE_RUN);
-	KUNIT_EXPECT_EQ(test, r.nr_covered, 64UL);
-	ds.interval[0] = 4;
-	bitmap_zero(map, 64);
-	r.nr_covered = 6;
-	for (n = 20; n < 24; n++)
-		__set_bit(n, map);
-	__set_bit(30, map);
-	__set_bit(31, map);
-
-	/*
 	 * A run is sampled only as far as the walk took it (up to a page of
 	 * a large folio the walk holds): the rest is left free, and the next
 	 * sample point is as many intervals on as slots were taken.
