@@ -9,7 +9,8 @@
  * mm; when the walk meets a region for the first time in a round, the
  * region's previous round is judged: promoted when its duplication ratio
  * is above Vdup, its COW-break ratio below Vcow and it is older than
- * Vlife (straight to the top when nearly every sample merged), back to
+ * Vlife (straight to the top when nearly every sample merged, and at once,
+ * before the round's end, when enough samples in the round did), back to
  * level 0 when its sampled pages were all merged already,
  * demoted otherwise.
  *
@@ -305,10 +306,23 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 	 * region is dense beyond doubt, and climbing a level a round would
 	 * leave most of it unmerged for nr_levels - 2 more rounds.
 	 */
-	if (!rr->cow && rr->sampled >= KSM_DISTILL_JUMP_EVIDENCE &&
-	    rr->merged * 100 >= (u64)KSM_DISTILL_JUMP_PCT * rr->sampled)
+	if (ksm_region_dense(rr))
 		return nr_levels - 1;
 	return min(level + 1, nr_levels - 1);
+}
+
+/**
+ * ksm_region_dense() - whether a region is dense beyond doubt
+ * @rr:		what it did so far in the round
+ *
+ * Return: true when at least KSM_DISTILL_JUMP_PCT percent of
+ * KSM_DISTILL_JUMP_EVIDENCE or more samples merged and none of its merged
+ * pages was COW-broken: such a region goes to the top level at once.
+ */
+bool ksm_region_dense(const struct ksm_region_round *rr)
+{
+	return !rr->cow && rr->sampled >= KSM_DISTILL_JUMP_EVIDENCE &&
+	       rr->merged * 100 >= (u64)KSM_DISTILL_JUMP_PCT * rr->sampled;
 }
 
 /* Vlife of this round: the knob, or by default the governor's round. */
@@ -632,6 +646,14 @@ static void distill_mm_end(struct ksm_distill_mm *dm)
  * point is a run's length of intervals on.
  */
 #define DISTILL_RUN	8U
+/*
+ * At the lowest level, where most pages lie and each is sampled once in
+ * hundreds of rounds, a sample's walk, mmap lock and region lookup cost as
+ * much as its examining: runs there are as long as a walk takes (the
+ * lowest level is to find where duplicates are; a run is a sample of its
+ * page table as good as a page is).
+ */
+#define DISTILL_RUN_LOW	32U
 
 static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 					 struct ksm_region *r,
@@ -666,7 +688,7 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 	ksm_distill_stats.skipped += next - idx;
 	/* The run: free slots from @next on, in the page table of @next. */
 	addr = r->start + (next << PAGE_SHIFT);
-	end = min(next + clamp(*run, 1U, DISTILL_RUN),
+	end = min(next + clamp(*run, 1U, r->level ? DISTILL_RUN : DISTILL_RUN_LOW),
 		  (pmd_addr_end(addr, r->end) - r->start) >> PAGE_SHIFT);
 	*run = find_next_bit(r->cover_map, end, next) - next;
 	return addr;
@@ -680,6 +702,47 @@ static void distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
 	r->cursor = idx + nr * region_interval(r);
 	for (; idx < end; idx++)
 		region_cover(r, idx);
+}
+
+/*
+ * @r, below the top level, proved dense beyond doubt in this round before
+ * its end (ksm_region_dense()): it goes to the top level now rather than at
+ * its next judging, which would leave it a round more (seconds at the lowest
+ * level's share) on a level that samples a few pages of it. The rest of the
+ * round samples it at the top level's interval from where the walk is; the
+ * next judging weighs that part only. Its COW breaks are read without the
+ * lock: one missed here is counted at the next judging.
+ */
+static void region_promote_early(struct ksm_distill_mm *dm,
+				 struct ksm_region *r)
+{
+	struct ksm_region_round rr = {
+		.sampled = r->sampled,
+		.merged = r->merged,
+		.cow = READ_ONCE(r->cow),
+	};
+	unsigned int top = ds.nr_levels - 1;
+	unsigned long pages = region_pages(r);
+
+	if (r->level >= top || !ksm_region_dense(&rr) ||
+	    jiffies_to_msecs(jiffies - r->born) < life_ms())
+		return;
+	ksm_distill_stats.promotions++;
+	trace_ksm_uksm_level(dm->mm, r->start, r->end, r->level, top,
+			     rr.sampled, rr.merged, rr.cow);
+	/* Not met yet in this round, its judging counts it on its level. */
+	if (r->seen == ds.round) {
+		ds.pages[r->level] -= min(ds.pages[r->level], pages);
+		ds.regions[r->level] -= !!ds.regions[r->level];
+		ds.pages[top] += pages;
+		ds.regions[top]++;
+	}
+	r->level = top;
+	level_grow(top);
+	r->sampled = 0;
+	r->merged = 0;
+	r->ksm_seen = 0;
+	r->cursor = 0;
 }
 
 static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
@@ -696,6 +759,8 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 	ds.batch[r->level]++;
 	ds.last_level = r->level;
 	ds.stretch_sampled = true;
+	if (merged && r->merged >= KSM_DISTILL_JUMP_EVIDENCE)
+		region_promote_early(dm, r);
 }
 
 /*
@@ -828,8 +893,11 @@ static void distill_partner_merged(struct ksm_distill_mm *dm,
 {
 	struct ksm_region *r = region_at(dm, addr);
 
-	if (r)
-		r->merged++;
+	if (!r)
+		return;
+	r->merged++;
+	if (r->merged >= KSM_DISTILL_JUMP_EVIDENCE)
+		region_promote_early(dm, r);
 }
 
 static void distill_merged_slot(struct ksm_distill_mm *dm,

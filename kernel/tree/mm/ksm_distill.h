@@ -247,6 +247,7 @@ void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm);
 int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 			  const struct ksm_region_round *rr,
 			  const struct ksm_distill_thresholds *th);
+bool ksm_region_dense(const struct ksm_region_round *rr);
 unsigned long ksm_offset_perm(u32 seed, unsigned long round,
 			      unsigned long interval);
 unsigned int ksm_level_permille(const struct ksm_governor *gov,

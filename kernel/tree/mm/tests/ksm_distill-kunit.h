@@ -264,16 +264,17 @@ static void ksm_distill_run_test(struct kunit *test)
 		.start = PMD_SIZE - 24 * PAGE_SIZE,
 		.end = PMD_SIZE + 40 * PAGE_SIZE,
 		.born = jiffies - HZ, .cursor = 2,
-		.cover_map = map,
+		.cover_map = map, .level = 1,
 	};
-	unsigned long interval = ds.interval[0];
+	unsigned long interval = ds.interval[1], interval0 = ds.interval[0];
 	unsigned int life = ds.th.life_ms, len[8];
 	struct ksm_distill_mm dm = { };
 	unsigned long addr;
 	int n;
 
 	ds.th.life_ms = 0;
-	ds.interval[0] = 4;
+	ds.interval[1] = 4;
+	ds.interval[0] = 64;
 	__set_bit(5, map);
 	r.nr_covered = 1;
 	n = walk_runs(&r, 100, got, len, 8);
@@ -322,8 +323,78 @@ static void ksm_distill_run_test(struct kunit *test)
 	len[0] = 8;
 	addr = distill_next_sample(&dm, &r, addr + PAGE_SIZE, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, r.start + 44 * PAGE_SIZE);
+
+	/* At the lowest level a run is up to DISTILL_RUN_LOW slots. */
+	bitmap_zero(map, 64);
+	r.nr_covered = 0;
+	r.level = 0;
+	r.cursor = 24;
+	len[0] = 64;
+	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	KUNIT_EXPECT_EQ(test, addr, r.start + 24 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, len[0], DISTILL_RUN_LOW);
 	ds.th.life_ms = life;
-	ds.interval[0] = interval;
+	ds.interval[1] = interval;
+	ds.interval[0] = interval0;
+}
+
+static void ksm_distill_dense_test(struct kunit *test)
+{
+	struct ksm_region_round rr = {
+		.sampled = KSM_DISTILL_JUMP_EVIDENCE,
+		.merged = KSM_DISTILL_JUMP_EVIDENCE * KSM_DISTILL_JUMP_PCT / 100 + 1,
+	};
+	unsigned long map[1] = { 0 };
+	struct ksm_region r = {
+		.start = 0x100000, .end = 0x100000 + 64 * PAGE_SIZE,
+		.born = jiffies - 10 * HZ, .cover_map = map,
+	};
+	struct ksm_distill_mm dm = { };
+	unsigned int nr_levels = ds.nr_levels, life = ds.th.life_ms;
+	unsigned long round = ds.round, interval = ds.interval[3];
+	unsigned long promotions = ksm_distill_stats.promotions;
+
+	KUNIT_EXPECT_TRUE(test, ksm_region_dense(&rr));
+	/* Too few samples say nothing... */
+	rr.sampled--;
+	KUNIT_EXPECT_FALSE(test, ksm_region_dense(&rr));
+	/* ...nor too few merges, nor one COW break. */
+	rr.sampled = 100;
+	rr.merged = KSM_DISTILL_JUMP_PCT - 1;
+	KUNIT_EXPECT_FALSE(test, ksm_region_dense(&rr));
+	rr.merged = 100;
+	rr.cow = 1;
+	KUNIT_EXPECT_FALSE(test, ksm_region_dense(&rr));
+
+	/*
+	 * A region on level 0 that proves dense in the round goes to the top
+	 * at once, from where the walk is; not while younger than Vlife.
+	 */
+	ds.nr_levels = 4;
+	ds.th.life_ms = 0;
+	ds.round = 7;
+	r.seen = 6;
+	r.sampled = KSM_DISTILL_JUMP_EVIDENCE;
+	r.merged = KSM_DISTILL_JUMP_EVIDENCE - 1;
+	r.cursor = 40;
+	region_promote_early(&dm, &r);
+	KUNIT_EXPECT_EQ(test, r.level, 0U);
+	r.merged++;
+	ds.th.life_ms = 20000;
+	region_promote_early(&dm, &r);
+	KUNIT_EXPECT_EQ(test, r.level, 0U);
+	ds.th.life_ms = 0;
+	region_promote_early(&dm, &r);
+	KUNIT_EXPECT_EQ(test, r.level, 3U);
+	KUNIT_EXPECT_EQ(test, r.sampled, 0UL);
+	KUNIT_EXPECT_EQ(test, r.merged, 0UL);
+	KUNIT_EXPECT_EQ(test, r.cursor, 0UL);
+	ds.nr_levels = nr_levels;
+	ds.th.life_ms = life;
+	ds.round = round;
+	ds.interval[3] = interval;
+	WRITE_ONCE(ksm_distill_stats.interval[3], interval);
+	ksm_distill_stats.promotions = promotions;
 }
 
 static void ksm_distill_reopen_test(struct kunit *test)
@@ -402,6 +473,7 @@ static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_round_time_test),
 	KUNIT_CASE(ksm_distill_sample_test),
 	KUNIT_CASE(ksm_distill_run_test),
+	KUNIT_CASE(ksm_distill_dense_test),
 	KUNIT_CASE(ksm_distill_reopen_test),
 	{},
 };
