@@ -706,12 +706,14 @@ static void distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
 
 /*
  * @r, below the top level, proved dense beyond doubt in this round before
- * its end (ksm_region_dense()): it goes to the top level now rather than at
- * its next judging, which would leave it a round more (seconds at the lowest
- * level's share) on a level that samples a few pages of it. The rest of the
- * round samples it at the top level's interval from where the walk is; the
- * next judging weighs that part only. Its COW breaks are read without the
- * lock: one missed here is counted at the next judging.
+ * its end (ksm_region_dense()), with merges that stood for Vlife without a
+ * COW break (breaks follow merges: a region whose merges its writes undo
+ * shows none at its first merges): it goes to the top level now rather than
+ * at its next judging, which would leave it a round more (seconds at the
+ * lowest level's share) on a level that samples a few pages of it. The rest
+ * of the round samples it at the top level's interval from where the walk
+ * is; the next judging weighs that part only. Its COW breaks are read
+ * without the lock: one missed here is counted at the next judging.
  */
 static void region_promote_early(struct ksm_distill_mm *dm,
 				 struct ksm_region *r)
@@ -725,7 +727,7 @@ static void region_promote_early(struct ksm_distill_mm *dm,
 	unsigned long pages = region_pages(r);
 
 	if (r->level >= top || !ksm_region_dense(&rr) ||
-	    jiffies_to_msecs(jiffies - r->born) < life_ms())
+	    jiffies_to_msecs(jiffies - r->merged_since) < life_ms())
 		return;
 	ksm_distill_stats.promotions++;
 	trace_ksm_uksm_level(dm->mm, r->start, r->end, r->level, top,
@@ -745,6 +747,15 @@ static void region_promote_early(struct ksm_distill_mm *dm,
 	r->cursor = 0;
 }
 
+/* A page of @r merged: a sample of it, or its page another sample met. */
+static void region_merged(struct ksm_distill_mm *dm, struct ksm_region *r)
+{
+	if (!r->merged++)
+		r->merged_since = jiffies;
+	if (r->merged >= KSM_DISTILL_JUMP_EVIDENCE)
+		region_promote_early(dm, r);
+}
+
 static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 			     bool was_merged, bool merged, u64 ns)
 {
@@ -753,14 +764,12 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 	if (was_merged)
 		r->ksm_seen++;
 	else if (merged)
-		r->merged++;
+		region_merged(dm, r);
 	dm->sampled++;
 	ksm_distill_stats.sampled++;
 	ds.batch[r->level]++;
 	ds.last_level = r->level;
 	ds.stretch_sampled = true;
-	if (merged && r->merged >= KSM_DISTILL_JUMP_EVIDENCE)
-		region_promote_early(dm, r);
 }
 
 /*
@@ -893,11 +902,8 @@ static void distill_partner_merged(struct ksm_distill_mm *dm,
 {
 	struct ksm_region *r = region_at(dm, addr);
 
-	if (!r)
-		return;
-	r->merged++;
-	if (r->merged >= KSM_DISTILL_JUMP_EVIDENCE)
-		region_promote_early(dm, r);
+	if (r)
+		region_merged(dm, r);
 }
 
 static void distill_merged_slot(struct ksm_distill_mm *dm,

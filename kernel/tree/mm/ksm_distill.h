@@ -45,6 +45,7 @@ struct seq_file;
  * @merged:	pages merged this round: its samples found equal to a stable
  *		or unstable page, and its pages in the unstable tree that
  *		another sample was found equal to
+ * @merged_since: jiffies at the round's first merge in the region
  * @ksm_seen:	pages found merged already this round: sampled, or passed
  *		over by the walk
  * @cow:	COW breaks of merged pages this round, by writes of the
@@ -79,6 +80,7 @@ struct ksm_region {
 	unsigned int level;
 	unsigned long sampled;
 	unsigned long merged;
+	unsigned long merged_since;
 	unsigned long ksm_seen;
 	unsigned long cow;
 	unsigned long cursor;
@@ -122,6 +124,7 @@ struct ksm_distill_mm {
 struct ksm_region_round {
 	unsigned long sampled;
 	unsigned long merged;
+	unsigned long merged_since;
 	unsigned long ksm_seen;
 	unsigned long cow;
 	unsigned long age_ms;

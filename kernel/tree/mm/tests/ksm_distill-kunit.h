@@ -350,7 +350,7 @@ static void ksm_distill_dense_test(struct kunit *test)
 		.born = jiffies - 10 * HZ, .cover_map = map,
 	};
 	struct ksm_distill_mm dm = { };
-	unsigned int nr_levels = ds.nr_levels, life = ds.th.life_ms;
+	unsigned int nr_levels = ds.nr_levels, life = ds.th.life_ms, i;
 	unsigned long round = ds.round, interval = ds.interval[3];
 	unsigned long promotions = ksm_distill_stats.promotions;
 
@@ -368,27 +368,41 @@ static void ksm_distill_dense_test(struct kunit *test)
 
 	/*
 	 * A region on level 0 that proves dense in the round goes to the top
-	 * at once, from where the walk is; not while younger than Vlife.
+	 * at once, from where the walk is, once its merges stood for Vlife
+	 * without a COW break.
 	 */
 	ds.nr_levels = 4;
-	ds.th.life_ms = 0;
+	ds.th.life_ms = 1000;
 	ds.round = 7;
 	r.seen = 6;
-	r.sampled = KSM_DISTILL_JUMP_EVIDENCE;
-	r.merged = KSM_DISTILL_JUMP_EVIDENCE - 1;
 	r.cursor = 40;
-	region_promote_early(&dm, &r);
+	r.sampled = KSM_DISTILL_JUMP_EVIDENCE;
+	for (i = 0; i < KSM_DISTILL_JUMP_EVIDENCE - 4; i++)
+		region_merged(&dm, &r);
 	KUNIT_EXPECT_EQ(test, r.level, 0U);
-	r.merged++;
-	ds.th.life_ms = 20000;
-	region_promote_early(&dm, &r);
+	/* Dense now, but its merges are younger than Vlife. */
+	for (; i < KSM_DISTILL_JUMP_EVIDENCE; i++)
+		region_merged(&dm, &r);
 	KUNIT_EXPECT_EQ(test, r.level, 0U);
-	ds.th.life_ms = 0;
-	region_promote_early(&dm, &r);
+	KUNIT_EXPECT_EQ(test, r.merged, KSM_DISTILL_JUMP_EVIDENCE);
+	/* A COW break since holds it. */
+	r.merged_since = jiffies - msecs_to_jiffies(1000);
+	r.cow = 1;
+	region_merged(&dm, &r);
+	KUNIT_EXPECT_EQ(test, r.level, 0U);
+	r.cow = 0;
+	region_merged(&dm, &r);
 	KUNIT_EXPECT_EQ(test, r.level, 3U);
 	KUNIT_EXPECT_EQ(test, r.sampled, 0UL);
 	KUNIT_EXPECT_EQ(test, r.merged, 0UL);
 	KUNIT_EXPECT_EQ(test, r.cursor, 0UL);
+	/* On the top level it stays. */
+	r.sampled = KSM_DISTILL_JUMP_EVIDENCE;
+	r.merged = KSM_DISTILL_JUMP_EVIDENCE;
+	r.merged_since = jiffies - msecs_to_jiffies(1000);
+	region_merged(&dm, &r);
+	KUNIT_EXPECT_EQ(test, r.level, 3U);
+	KUNIT_EXPECT_EQ(test, r.merged, KSM_DISTILL_JUMP_EVIDENCE + 1);
 	ds.nr_levels = nr_levels;
 	ds.th.life_ms = life;
 	ds.round = round;
