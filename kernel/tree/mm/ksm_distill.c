@@ -726,7 +726,7 @@ static void region_promote_early(struct ksm_distill_mm *dm,
 	unsigned int top = ds.nr_levels - 1;
 	unsigned long pages = region_pages(r);
 
-	if (r->level >= top || !ksm_region_dense(&rr) ||
+	if (!ksm_region_dense(&rr) ||
 	    jiffies_to_msecs(jiffies - r->merged_since) < life_ms())
 		return;
 	ksm_distill_stats.promotions++;
@@ -752,7 +752,8 @@ static void region_merged(struct ksm_distill_mm *dm, struct ksm_region *r)
 {
 	if (!r->merged++)
 		r->merged_since = jiffies;
-	if (r->merged >= KSM_DISTILL_JUMP_EVIDENCE)
+	if (r->merged >= KSM_DISTILL_JUMP_EVIDENCE &&
+	    r->level < ds.nr_levels - 1)
 		region_promote_early(dm, r);
 }
 

@@ -124,7 +124,6 @@ struct ksm_distill_mm {
 struct ksm_region_round {
 	unsigned long sampled;
 	unsigned long merged;
-	unsigned long merged_since;
 	unsigned long ksm_seen;
 	unsigned long cow;
 	unsigned long age_ms;
