@@ -216,6 +216,30 @@ unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
 }
 
 /**
+ * ksm_stretch_part() - the part of a region a round's stretch samples
+ * @round:	the global round
+ * @pages:	the region's page slots
+ * @interval:	the region's level's interval this round
+ * @quota:	out: the slots the stretch is to take
+ *
+ * The region is cut in @interval parts of *@quota slots (the last one may be
+ * shorter, or empty), taken in order: a round's part begins where the last
+ * round's ended, and @interval consecutive rounds take every part once.
+ * The part depends on nothing but the round and the region's size and
+ * level, so that regions of similar processes are sampled at the same
+ * slots in the same round, as with ksm_offset_perm().
+ *
+ * Return: the slot the part begins at (at or past @pages if it is empty).
+ */
+unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
+			       unsigned long interval, unsigned long *quota)
+{
+	interval = max(interval, 1UL);
+	*quota = DIV_ROUND_UP(pages, interval);
+	return (round % interval) * *quota;
+}
+
+/**
  * ksm_offset_perm() - the offset a region samples at in one round
  * @seed:	the permutation's seed
  * @round:	the global round
@@ -357,7 +381,13 @@ static void level_grow(unsigned int l)
 	}
 }
 
-static void distill_round_start(unsigned long round)
+/*
+ * The scanner counts its own rounds: KSM's count (ksm_scan.seqnr) starts
+ * again at 0 when everything is unmerged (run=2), while the regions of the
+ * mms that stay registered keep the round they were last seen in, which a
+ * count started again would meet as this round's.
+ */
+static void distill_round_start(void)
 {
 	const struct ksm_governor *gov;
 	unsigned int l;
@@ -365,7 +395,7 @@ static void distill_round_start(unsigned long round)
 	gov = &ksm_governors[READ_ONCE(ksm_distill_knobs.governor)];
 	ds.gov = gov;
 	ds.bottom = READ_ONCE(ksm_distill_knobs.bottom_permille);
-	ds.round = round;
+	ds.round++;
 	/* Regions above a lowered top level are judged down to it. */
 	ds.nr_levels = READ_ONCE(ksm_distill_knobs.nr_levels);
 	ds.th.dup_pct = READ_ONCE(ksm_distill_knobs.th.dup_pct);
@@ -394,18 +424,24 @@ static void distill_round_start(unsigned long round)
  * sampled and keep the coverage open; regions first seen during it are left
  * to the next. full_scans counts coverages, and the unstable tree lives for
  * one.
+ *
+ * @tree_lost: the unstable tree was emptied since the coverage began (a new
+ * page hash strength, or page_hash written): pages sampled before that can
+ * no longer meet their duplicates sampled after. The coverage is dropped,
+ * uncounted, and a new one begins with the next round, so that two
+ * coverages still let every two equal pages meet, as two full scans do.
  */
-static bool distill_round_end(void)
+static bool distill_round_end(bool tree_lost)
 {
 	unsigned long gen = atomic_long_read(&distill_broken_gen);
-	bool covered = !ds.uncovered && gen == ds.broken_gen;
+	bool covered = !ds.uncovered && gen == ds.broken_gen && !tree_lost;
 
 	ds.broken_gen = gen;
 
 	WRITE_ONCE(ksm_distill_stats.rounds, ksm_distill_stats.rounds + 1);
 	trace_ksm_uksm_round(ksm_distill_stats.rounds, ksm_distill_stats.sampled,
 			     ksm_distill_stats.skipped, covered);
-	if (covered) {
+	if (covered || tree_lost) {
 		ds.epoch++;
 		ds.epoch_round = ds.round + 1;
 	}
@@ -444,6 +480,20 @@ static void region_free(struct ksm_distill_mm *dm, struct ksm_region *r)
 	list_del(&r->list);
 	spin_unlock(&dm->lock);
 	region_destroy(r);
+}
+
+/*
+ * Whether @r is sampled in a stretch this round: a region on the top level
+ * (of more than one) is dense, so where its samples lie tells nothing of
+ * it; taken one after the other, from where the last round's stretch ended
+ * (ksm_stretch_part()), they let the walk go straight to them
+ * (&ksm_region_walk.resume in mm/ksm.c) rather than step through the
+ * rmap_items of every slot the region's pass merged before, as samples
+ * spread over the region make it do each round.
+ */
+static bool region_stretches(const struct ksm_region *r)
+{
+	return ds.nr_levels > 1 && r->level == ds.nr_levels - 1;
 }
 
 /* First sight of @r in this round: judge its previous round, restart. */
@@ -502,10 +552,22 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	 * images at the same place in their mappings) are sampled at the same
 	 * slots in the same round, so their duplicates meet in the unstable
 	 * tree at once rather than when both happen to have been sampled.
-	 * Which slots were sampled in the region's pass is kept apart
-	 * (@cover_map), so a change of interval or level costs no coverage.
+	 * On the top level a round samples one part of the region in a
+	 * stretch instead (region_stretches()), the part also given by the
+	 * global round; but a round there that merged nothing new is followed
+	 * by one of spread samples, whose walk over every merged slot is the
+	 * evidence that sends a region merged through back to the bottom at
+	 * once (a stretch sees only its part). Which slots were sampled in the
+	 * region's pass is kept apart (@cover_map), so a change of interval or
+	 * level costs no coverage.
 	 */
-	r->cursor = ksm_offset_perm(ds.seed, ds.round, region_interval(r));
+	r->stretch = region_stretches(r) && rr.merged;
+	if (r->stretch)
+		r->cursor = ksm_stretch_part(ds.round, region_pages(r),
+					     region_interval(r), &r->quota);
+	else
+		r->cursor = ksm_offset_perm(ds.seed, ds.round,
+					    region_interval(r));
 	/*
 	 * A new coverage, or a region sampled through in this one: a new pass
 	 * over it begins. A region does not wait for the others' coverage to
@@ -660,6 +722,7 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 					 unsigned long addr, unsigned int *run)
 {
 	unsigned long idx, next, end, npages;
+	unsigned int most;
 
 	if (addr >= r->end)
 		return r->end;
@@ -677,7 +740,8 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 	 * The level's interval may have grown since the round began.
 	 */
 	idx = (addr - r->start) >> PAGE_SHIFT;
-	next = find_next_zero_bit(r->cover_map, region_pages(r),
+	next = r->stretch && !r->quota ? region_pages(r) :
+	       find_next_zero_bit(r->cover_map, region_pages(r),
 				  max(idx, r->cursor));
 	if (next - idx >= npages) {
 		dm->skipped += npages;
@@ -687,8 +751,12 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 	dm->skipped += next - idx;
 	ksm_distill_stats.skipped += next - idx;
 	/* The run: free slots from @next on, in the page table of @next. */
+	if (r->stretch)
+		most = min_t(unsigned long, r->quota, DISTILL_RUN_LOW);
+	else
+		most = r->level ? DISTILL_RUN : DISTILL_RUN_LOW;
 	addr = r->start + (next << PAGE_SHIFT);
-	end = min(next + clamp(*run, 1U, r->level ? DISTILL_RUN : DISTILL_RUN_LOW),
+	end = min(next + clamp(*run, 1U, most),
 		  (pmd_addr_end(addr, r->end) - r->start) >> PAGE_SHIFT);
 	*run = find_next_bit(r->cover_map, end, next) - next;
 	return addr;
@@ -699,7 +767,12 @@ static void distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
 {
 	unsigned long idx = (addr - r->start) >> PAGE_SHIFT, end = idx + nr;
 
-	r->cursor = idx + nr * region_interval(r);
+	if (r->stretch) {
+		r->cursor = end;
+		r->quota -= min_t(unsigned long, r->quota, nr);
+	} else {
+		r->cursor = idx + nr * region_interval(r);
+	}
 	for (; idx < end; idx++)
 		region_cover(r, idx);
 }
@@ -745,6 +818,8 @@ static void region_promote_early(struct ksm_distill_mm *dm,
 	r->merged = 0;
 	r->ksm_seen = 0;
 	r->cursor = 0;
+	r->stretch = region_stretches(r);
+	r->quota = DIV_ROUND_UP(pages, region_interval(r));
 }
 
 /* A page of @r merged: a sample of it, or its page another sample met. */

@@ -13,6 +13,7 @@
 
 struct mm_struct;
 struct seq_file;
+struct ksm_rmap_item;
 
 #define KSM_DISTILL_MAX_LEVELS	8
 /* Pages found merged already that send a region back to level 0. */
@@ -29,6 +30,33 @@ struct seq_file;
  * promotion.
  */
 #define KSM_DISTILL_STRAGGLERS	8UL
+
+/**
+ * struct ksm_region_walk - how mm/ksm.c's walk may cross a region: its own
+ * @resume:	the rmap_item link where the walk stood when the region's last
+ *		stretch (&ksm_region.stretch) ended, for the next to start from
+ * @tail:	the rmap_item link past the region's last rmap_item
+ * @resume_gen:	rmap_items freed, all told, when @resume was taken: it is good
+ *		while none was freed since
+ * @tail_gen:	the same for @tail
+ * @round:	the round the walk last entered the region in (a count of
+ *		ksm_distill_stats.rounds, which an unmerge does not reset)
+ * @began:	unstable tree resets when it did
+ * @aged:	unstable tree resets when the last walk began that went over
+ *		every rmap_item of the region (and so aged those in an
+ *		unstable tree)
+ * @jumped:	this round's walk went straight to @resume or @tail
+ */
+struct ksm_region_walk {
+	struct ksm_rmap_item **resume;
+	struct ksm_rmap_item **tail;
+	unsigned long resume_gen;
+	unsigned long tail_gen;
+	unsigned long round;
+	unsigned long began;
+	unsigned long aged;
+	bool jumped;
+};
 
 /**
  * struct ksm_region - one mergeable VMA as the distilling scanner sees it
@@ -52,7 +80,8 @@ struct seq_file;
  *		process (not KSM's own unsharing); written by the fault path
  *		under &ksm_distill_mm.lock
  * @cursor:	page index of the round's next sample point: first the
- *		round's offset, then the last sample plus the interval
+ *		round's offset, then the last sample plus the interval (in a
+ *		stretch: first its part's start, then past the last run)
  * @cover_epoch: the coverage @cover_map and @nr_covered count for
  * @born_epoch:	the first coverage the region keeps open: the one in
  *		progress when it was first seen, or the one before if that one
@@ -65,6 +94,10 @@ struct seq_file;
  * @nr_covered:	bits set in @cover_map
  * @blocking:	counted in the round's regions that keep the coverage open
  * @reopen_epoch: the last coverage a COW break reopened the region in
+ * @stretch:	sampled this round in one stretch of consecutive slots from
+ *		@cursor on (the top level), not at every interval-th slot
+ * @quota:	slots the stretch may still take this round
+ * @walk:	mm/ksm.c's: where its walk may go straight to
  *
  * The region list and the region fields but @cow are written only by ksmd,
  * holding the mm's mmap lock for read and &ksm_distill_mm.lock; ksmd reads
@@ -91,6 +124,9 @@ struct ksm_region {
 	unsigned long nr_covered;
 	bool blocking;
 	unsigned long reopen_epoch;
+	bool stretch;
+	unsigned long quota;
+	struct ksm_region_walk walk;
 };
 
 /**
@@ -161,10 +197,14 @@ struct ksm_governor {
  * in here, as damon_operations plug address spaces into DAMON's core.
  */
 struct ksm_scan_ops {
-	/* A global round starts (ksm_scan.seqnr is @round). */
-	void (*round_start)(unsigned long round);
-	/* The round ended: whether it completed a coverage (full_scans). */
-	bool (*round_end)(void);
+	/* A global round starts. */
+	void (*round_start)(void);
+	/*
+	 * The round ended: whether it completed a coverage (full_scans);
+	 * @tree_lost when the unstable tree was emptied since the coverage
+	 * began.
+	 */
+	bool (*round_end)(bool tree_lost);
 	/* Entering a mergeable VMA: find or create its region. */
 	struct ksm_region *(*region_enter)(struct ksm_distill_mm *dm,
 					   unsigned long start,
@@ -250,6 +290,8 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 			  const struct ksm_region_round *rr,
 			  const struct ksm_distill_thresholds *th);
 bool ksm_region_dense(const struct ksm_region_round *rr);
+unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
+			       unsigned long interval, unsigned long *quota);
 unsigned long ksm_offset_perm(u32 seed, unsigned long round,
 			      unsigned long interval);
 unsigned int ksm_level_permille(const struct ksm_governor *gov,

@@ -411,6 +411,93 @@ static void ksm_distill_dense_test(struct kunit *test)
 	ksm_distill_stats.promotions = promotions;
 }
 
+static void ksm_distill_stretch_test(struct kunit *test)
+{
+	unsigned long map[BITS_TO_LONGS(64)] = { }, got[8];
+	struct ksm_region r = {
+		.start = PMD_SIZE, .end = PMD_SIZE + 64 * PAGE_SIZE,
+		.born = jiffies - HZ, .cover_map = map, .level = 3,
+		.stretch = true, .quota = 20, .cursor = 8,
+	};
+	unsigned int nr_levels = ds.nr_levels, life = ds.th.life_ms, len[8];
+	unsigned long interval = ds.interval[3];
+	struct ksm_distill_mm dm = { };
+	unsigned long addr;
+	int n;
+
+	ds.nr_levels = 4;
+	ds.th.life_ms = 0;
+	ds.interval[3] = 4;
+	/* The top level of several is sampled in a stretch... */
+	KUNIT_EXPECT_TRUE(test, region_stretches(&r));
+	r.level = 2;
+	KUNIT_EXPECT_FALSE(test, region_stretches(&r));
+	r.level = 3;
+	/*
+	 * ...of consecutive slots from the cursor, a run at most
+	 * DISTILL_RUN_LOW slots, for as many slots as the round's quota.
+	 */
+	n = walk_runs(&r, 16, got, len, 8);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, got[0], 8UL);
+	KUNIT_EXPECT_EQ(test, len[0], 16U);
+	KUNIT_EXPECT_EQ(test, got[1], 24UL);
+	KUNIT_EXPECT_EQ(test, len[1], 4U);
+	KUNIT_EXPECT_EQ(test, r.quota, 0UL);
+	KUNIT_EXPECT_EQ(test, r.cursor, 28UL);
+	KUNIT_EXPECT_EQ(test, r.nr_covered, 20UL);
+	/* A slot sampled already is passed over. */
+	__set_bit(30, map);
+	r.nr_covered++;
+	r.quota = 32;
+	n = walk_runs(&r, 32, got, len, 8);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, got[0], 28UL);
+	KUNIT_EXPECT_EQ(test, len[0], 2U);
+	KUNIT_EXPECT_EQ(test, got[1], 31UL);
+	KUNIT_EXPECT_EQ(test, len[1], 30U);
+	/* A stretch that meets the region's end leaves the cursor there. */
+	r.quota = 32;
+	len[0] = 32;
+	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	KUNIT_EXPECT_EQ(test, addr, r.start + 61 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, len[0], 3U);
+	distill_sampled(&dm, &r, addr, 3);
+	len[0] = 32;
+	addr = distill_next_sample(&dm, &r, addr + 3 * PAGE_SIZE, &len[0]);
+	KUNIT_EXPECT_EQ(test, addr, r.end);
+	KUNIT_EXPECT_EQ(test, r.cursor, 64UL);
+	KUNIT_EXPECT_EQ(test, r.quota, 29UL);
+	ds.nr_levels = nr_levels;
+	ds.th.life_ms = life;
+	ds.interval[3] = interval;
+}
+
+static void ksm_distill_stretch_part_test(struct kunit *test)
+{
+	unsigned long q, start, round, covered;
+
+	/* Parts taken in order, each from where the last ended... */
+	KUNIT_EXPECT_EQ(test, ksm_stretch_part(8, 64, 4, &q), 0UL);
+	KUNIT_EXPECT_EQ(test, q, 16UL);
+	KUNIT_EXPECT_EQ(test, ksm_stretch_part(9, 64, 4, &q), 16UL);
+	KUNIT_EXPECT_EQ(test, ksm_stretch_part(11, 64, 4, &q), 48UL);
+	/* ...cover the region in interval rounds, the last part shorter. */
+	covered = 0;
+	for (round = 96; round < 104; round++) {
+		start = ksm_stretch_part(round, 61, 8, &q);
+		KUNIT_EXPECT_EQ(test, q, 8UL);
+		KUNIT_EXPECT_EQ(test, start, covered);
+		covered = min(start + q, 61UL);
+	}
+	KUNIT_EXPECT_EQ(test, covered, 61UL);
+	/* An interval past the region's size leaves some rounds empty. */
+	KUNIT_EXPECT_EQ(test, ksm_stretch_part(7, 5, 8, &q), 7UL);
+	KUNIT_EXPECT_EQ(test, q, 1UL);
+	KUNIT_EXPECT_EQ(test, ksm_stretch_part(3, 5, 0, &q), 0UL);
+	KUNIT_EXPECT_EQ(test, q, 5UL);
+}
+
 static void ksm_distill_reopen_test(struct kunit *test)
 {
 	unsigned long map[1] = { 3 };
@@ -447,7 +534,7 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	gen = atomic_long_read(&distill_broken_gen);
 	ksm_distill_cow(&dm, r.start + PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&distill_broken_gen), gen + 1);
-	KUNIT_EXPECT_FALSE(test, distill_round_end());
+	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, ds.epoch, 5UL);
 
 	/* ...and the next one passes over the region again, keeping it open. */
@@ -466,7 +553,7 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	region_cover(&r, 0);
 	region_cover(&r, 1);
 	KUNIT_EXPECT_EQ(test, ds.uncovered, 0UL);
-	KUNIT_EXPECT_TRUE(test, distill_round_end());
+	KUNIT_EXPECT_TRUE(test, distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, ds.epoch, 6UL);
 
 	/* In the next coverage, a break reopens it again. */
@@ -480,14 +567,53 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	ds.broken_gen = atomic_long_read(&distill_broken_gen);
 }
 
+/*
+ * A coverage whose unstable tree was emptied (a new page hash strength) is
+ * dropped: not counted, and a new one begins; the next one is counted.
+ */
+static void ksm_distill_tree_lost_test(struct kunit *test)
+{
+	struct ksm_distill_stats *stats;
+	typeof(ds) *saved;
+
+	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
+	stats = kunit_kmalloc(test, sizeof(*stats), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	KUNIT_ASSERT_NOT_NULL(test, stats);
+	memcpy(saved, &ds, sizeof(ds));
+	memcpy(stats, &ksm_distill_stats, sizeof(*stats));
+	ds.epoch = 5;
+	ds.round = 10;
+	ds.uncovered = 0;
+	ds.broken_gen = atomic_long_read(&distill_broken_gen);
+
+	KUNIT_EXPECT_FALSE(test, distill_round_end(true));
+	KUNIT_EXPECT_EQ(test, ds.epoch, 6UL);
+	KUNIT_EXPECT_EQ(test, ds.epoch_round, 11UL);
+	/* Still open: lost or not, nothing is counted. */
+	ds.uncovered = 1;
+	KUNIT_EXPECT_FALSE(test, distill_round_end(true));
+	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
+	KUNIT_EXPECT_EQ(test, ds.epoch, 7UL);
+	ds.uncovered = 0;
+	KUNIT_EXPECT_TRUE(test, distill_round_end(false));
+	KUNIT_EXPECT_EQ(test, ds.epoch, 8UL);
+
+	memcpy(&ds, saved, sizeof(ds));
+	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
+}
+
 static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_level_test),
+	KUNIT_CASE(ksm_distill_tree_lost_test),
 	KUNIT_CASE(ksm_distill_perm_test),
 	KUNIT_CASE(ksm_distill_budget_test),
 	KUNIT_CASE(ksm_distill_round_time_test),
 	KUNIT_CASE(ksm_distill_sample_test),
 	KUNIT_CASE(ksm_distill_run_test),
 	KUNIT_CASE(ksm_distill_dense_test),
+	KUNIT_CASE(ksm_distill_stretch_test),
+	KUNIT_CASE(ksm_distill_stretch_part_test),
 	KUNIT_CASE(ksm_distill_reopen_test),
 	{},
 };
