@@ -411,6 +411,19 @@ static void ksm_distill_dense_test(struct kunit *test)
 	ksm_distill_stats.promotions = promotions;
 }
 
+/* walk_runs() gave @n == 2 runs: at slots @g0 and @g1, @l0 and @l1 long. */
+static void expect_two_runs(struct kunit *test, int n,
+			    const unsigned long *got, const unsigned int *len,
+			    unsigned long g0, unsigned int l0,
+			    unsigned long g1, unsigned int l1)
+{
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, got[0], g0);
+	KUNIT_EXPECT_EQ(test, len[0], l0);
+	KUNIT_EXPECT_EQ(test, got[1], g1);
+	KUNIT_EXPECT_EQ(test, len[1], l1);
+}
+
 static void ksm_distill_stretch_test(struct kunit *test)
 {
 	unsigned long map[BITS_TO_LONGS(64)] = { }, got[8];
@@ -438,11 +451,7 @@ static void ksm_distill_stretch_test(struct kunit *test)
 	 * DISTILL_RUN_LOW slots, for as many slots as the round's quota.
 	 */
 	n = walk_runs(&r, 16, got, len, 8);
-	KUNIT_EXPECT_EQ(test, n, 2);
-	KUNIT_EXPECT_EQ(test, got[0], 8UL);
-	KUNIT_EXPECT_EQ(test, len[0], 16U);
-	KUNIT_EXPECT_EQ(test, got[1], 24UL);
-	KUNIT_EXPECT_EQ(test, len[1], 4U);
+	expect_two_runs(test, n, got, len, 8, 16, 24, 4);
 	KUNIT_EXPECT_EQ(test, r.quota, 0UL);
 	KUNIT_EXPECT_EQ(test, r.cursor, 28UL);
 	KUNIT_EXPECT_EQ(test, r.nr_covered, 20UL);
@@ -451,11 +460,7 @@ static void ksm_distill_stretch_test(struct kunit *test)
 	r.nr_covered++;
 	r.quota = 32;
 	n = walk_runs(&r, 32, got, len, 8);
-	KUNIT_EXPECT_EQ(test, n, 2);
-	KUNIT_EXPECT_EQ(test, got[0], 28UL);
-	KUNIT_EXPECT_EQ(test, len[0], 2U);
-	KUNIT_EXPECT_EQ(test, got[1], 31UL);
-	KUNIT_EXPECT_EQ(test, len[1], 30U);
+	expect_two_runs(test, n, got, len, 28, 2, 31, 30);
 	/* A stretch that meets the region's end leaves the cursor there. */
 	r.quota = 32;
 	len[0] = 32;
