@@ -39,8 +39,8 @@ struct ksm_rmap_item;
  * @resume_gen:	rmap_items freed, all told, when @resume was taken: it is good
  *		while none was freed since
  * @tail_gen:	the same for @tail
- * @round:	the round the walk last entered the region in (a count of
- *		ksm_distill_stats.rounds, which an unmerge does not reset)
+ * @round:	the round the walk last entered the region in (ksm_scan.rounds,
+ *		which an unmerge does not reset)
  * @began:	unstable tree resets when it did
  * @aged:	unstable tree resets when the last walk began that went over
  *		every rmap_item of the region (and so aged those in an
