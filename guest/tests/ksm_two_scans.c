@@ -18,24 +18,6 @@
 #define _GNU_SOURCE
 #include "ksm_util.h"
 
-static long my_merging_pages(void)
-{
-	char buf[32];
-	long v = -1;
-	int fd = open("/proc/self/ksm_merging_pages", O_RDONLY);
-
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-		if (n > 0) {
-			buf[n] = '\0';
-			v = strtol(buf, NULL, 10);
-		}
-		close(fd);
-	}
-	return v;
-}
-
 /* One try: 0 when every pair merged and kept its contents. */
 static int try_once(int t, long pages, size_t psize)
 {
@@ -70,7 +52,7 @@ static int try_once(int t, long pages, size_t psize)
 		}
 		msleep(10);
 	}
-	merged = my_merging_pages();
+	merged = ksm_stat_get(getpid(), "ksm_merging_pages");
 	printf("# try %d: %ld of %ld pages merged after two full scans (%.1f s)\n",
 	       t, merged, 2 * pages, now() - t0);
 	for (i = 0; i < pages; i++) {
