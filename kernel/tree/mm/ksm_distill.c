@@ -88,7 +88,8 @@ static struct {
 	 * examining them (ns, the walks to them not included), and the time
 	 * charged to each level (ns, see distill_charge()): @last_level is the
 	 * level of the page sampled last, @charge_from that of the page the
-	 * current stretch of the walk began at, @stretch_sampled whether a
+	 * current stretch of the walk began at, @walk_level the highest level
+	 * of the regions the stretch walked in, @stretch_sampled whether a
 	 * sample ended it.
 	 */
 	unsigned long batch[KSM_DISTILL_MAX_LEVELS];
@@ -96,6 +97,7 @@ static struct {
 	u64 charged[KSM_DISTILL_MAX_LEVELS];
 	unsigned int last_level;
 	unsigned int charge_from;
+	unsigned int walk_level;
 	bool stretch_sampled;
 	/*
 	 * Estimated cost of examining one page of each level (UKSM's s, per
@@ -283,7 +285,9 @@ unsigned long ksm_offset_perm(u32 seed, unsigned long round,
  * least KSM_DISTILL_JUMP_PCT percent of KSM_DISTILL_JUMP_EVIDENCE or more
  * samples merged and none of its merged pages was COW-broken; it is neither
  * promoted nor demoted when it found KSM_DISTILL_STRAGGLERS times more
- * pages merged already than it merged.
+ * pages merged already than it merged. A round that sampled one part of it
+ * in a stretch and merged nothing keeps its level: the part says nothing of
+ * the rest.
  *
  * Return: the region's level for the next round.
  */
@@ -304,6 +308,15 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 	 * region). Too few say nothing: it stays.
 	 */
 	if (!rr->merged && rr->ksm_seen * 2 >= rr->sampled) {
+		/*
+		 * A stretch that found its part merged through (a part merged
+		 * in an earlier round, met again) would send the region down
+		 * with the other parts unmerged, there to be sampled at the
+		 * lowest level's pace. The round after it samples the whole
+		 * region (region_judge()), whose evidence decides.
+		 */
+		if (rr->stretch)
+			return level;
 		if (rr->ksm_seen >= min(KSM_DISTILL_EVIDENCE, rr->pages))
 			return 0;
 		return level;
@@ -505,6 +518,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 		.ksm_seen = r->ksm_seen,
 		.age_ms = jiffies_to_msecs(jiffies - r->born),
 		.pages = region_pages(r),
+		.stretch = r->stretch,
 	};
 	bool reopen;
 	int level;
@@ -609,6 +623,17 @@ static void region_cover(struct ksm_region *r, unsigned long idx)
 	}
 }
 
+/*
+ * The walk is in @r: the stretch it is in serves @r's level too, whose
+ * rmap_items it passes over (the merged ones count as @r's coverage and as
+ * the evidence of its judging). Return @r.
+ */
+static struct ksm_region *region_walked(struct ksm_region *r)
+{
+	ds.walk_level = max(ds.walk_level, r->level);
+	return r;
+}
+
 static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 					       unsigned long start,
 					       unsigned long end,
@@ -628,7 +653,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	    r->cookie == cookie) {
 		if (r->seen != ds.round)
 			region_judge(r, dm);
-		return r;
+		return region_walked(r);
 	}
 
 	/*
@@ -689,7 +714,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	if (nr->level >= ds.nr_levels)
 		nr->level = ds.nr_levels - 1;
 	region_judge(nr, dm);
-	return nr;
+	return region_walked(nr);
 }
 
 static void distill_mm_end(struct ksm_distill_mm *dm)
@@ -850,10 +875,13 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 
 /*
  * A stretch of the walk (from one sample to the next, round start and mmap
- * lock waits included) serves the levels of the samples at both its ends:
- * charge it to the higher one, so that crossing from a dense region into a
- * sparse one, or a round's start, is not paid at the lowest level's share.
- * A walk among regions of one level is charged to that level.
+ * lock waits included) serves the levels of the samples at both its ends
+ * and of the regions it walked in: charge it to the highest, so that
+ * crossing from a dense region into a sparse one, a round's start, or a
+ * pass over the merged slots of a region on a high level, is not paid at
+ * the lowest level's share (whose sleep, 500 times the time charged, holds
+ * every level: one ksmd, one walk). A walk among regions of one level is
+ * charged to that level.
  */
 static void distill_charge(u64 ns)
 {
@@ -867,11 +895,14 @@ static void distill_charge(u64 ns)
 		 * No sample ended it (the walk reached the round's end): it is
 		 * the tail of the stretch before. After it, stretches without
 		 * samples (rounds with nothing to sample) are the lowest
-		 * level's, so an idle scanner keeps to the lowest share.
+		 * level's, so an idle scanner keeps to the lowest share once
+		 * every region is down there.
 		 */
 		l = ds.charge_from;
 		ds.charge_from = 0;
 	}
+	l = max(l, ds.walk_level);
+	ds.walk_level = 0;
 	ds.stretch_sampled = false;
 	ds.charged[min(l, KSM_DISTILL_MAX_LEVELS - 1)] += ns;
 }

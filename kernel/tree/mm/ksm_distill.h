@@ -156,6 +156,7 @@ struct ksm_distill_mm {
  * @cow:	COW breaks of its merged pages
  * @age_ms:	milliseconds since the region was first seen
  * @pages:	its size in pages
+ * @stretch:	the round sampled one part of it in a stretch, not all of it
  */
 struct ksm_region_round {
 	unsigned long sampled;
@@ -164,6 +165,7 @@ struct ksm_region_round {
 	unsigned long cow;
 	unsigned long age_ms;
 	unsigned long pages;
+	bool stretch;
 };
 
 /**

@@ -28,6 +28,8 @@ static int judge(unsigned int level, unsigned long sampled,
 
 static void ksm_distill_level_test(struct kunit *test)
 {
+	struct ksm_region_round rr = { .age_ms = 1000 };
+
 	/* Duplicated, not broken, old enough: promoted, up to the top. */
 	KUNIT_EXPECT_EQ(test, judge(0, 100, 50, 0, 0, 1000), 1);
 	KUNIT_EXPECT_EQ(test, judge(2, 100, 50, 0, 4, 1000), 3);
@@ -53,6 +55,22 @@ static void ksm_distill_level_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, judge(3, 0, 0, 500, 0, 1000), 0);
 	/* Too few found merged to say all are: it stays. */
 	KUNIT_EXPECT_EQ(test, judge(3, 7, 0, 7, 0, 1000), 3);
+	/*
+	 * A stretch found its part merged through: the rest is unknown, it
+	 * stays for a round that samples all of it. Its merges and its COW
+	 * breaks count as in any round.
+	 */
+	rr.ksm_seen = 65536;
+	rr.pages = 262144;
+	rr.stretch = true;
+	KUNIT_EXPECT_EQ(test, ksm_region_next_level(3, 4, &rr, &test_th), 3);
+	rr.stretch = false;
+	KUNIT_EXPECT_EQ(test, ksm_region_next_level(3, 4, &rr, &test_th), 0);
+	rr.stretch = true;
+	rr.sampled = 100;
+	rr.merged = 1;
+	rr.cow = 1;
+	KUNIT_EXPECT_EQ(test, ksm_region_next_level(3, 4, &rr, &test_th), 2);
 	/* Most of those sampled not merged, none new: demoted as sparse. */
 	KUNIT_EXPECT_EQ(test, judge(3, 100, 0, 20, 0, 1000), 2);
 	/* Nothing sampled: no information, it stays. */
@@ -608,7 +626,71 @@ static void ksm_distill_tree_lost_test(struct kunit *test)
 	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
 }
 
+/*
+ * A stretch of the walk is charged to the highest level among the samples
+ * at its ends and the regions it walked in; one without a sample at its end
+ * to the stretch before, then to the lowest level.
+ */
+static void ksm_distill_charge_test(struct kunit *test)
+{
+	struct ksm_region r = { .level = 3 };
+	typeof(ds) *saved;
+
+	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	memcpy(saved, &ds, sizeof(ds));
+	memset(ds.charged, 0, sizeof(ds.charged));
+	ds.walk_level = 0;
+
+	/* From a sample of level 0 to one of level 3: level 3's. */
+	ds.charge_from = 0;
+	ds.last_level = 3;
+	ds.stretch_sampled = true;
+	distill_charge(100);
+	KUNIT_EXPECT_EQ(test, ds.charged[3], 100ULL);
+	KUNIT_EXPECT_EQ(test, ds.charge_from, 3U);
+
+	/*
+	 * Between two samples of level 0, over the merged slots of a region
+	 * on level 3: level 3's, not paid at the lowest share.
+	 */
+	ds.charge_from = 0;
+	ds.last_level = 0;
+	ds.stretch_sampled = true;
+	KUNIT_EXPECT_PTR_EQ(test, region_walked(&r), &r);
+	distill_charge(200);
+	KUNIT_EXPECT_EQ(test, ds.charged[3], 300ULL);
+	KUNIT_EXPECT_EQ(test, ds.charged[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, ds.walk_level, 0U);
+
+	/* Among regions of level 0: level 0's. */
+	r.level = 0;
+	ds.last_level = 0;
+	ds.stretch_sampled = true;
+	region_walked(&r);
+	distill_charge(50);
+	KUNIT_EXPECT_EQ(test, ds.charged[0], 50ULL);
+
+	/* No sample at its end: the tail of the stretch before... */
+	ds.charge_from = 2;
+	distill_charge(10);
+	KUNIT_EXPECT_EQ(test, ds.charged[2], 10ULL);
+	KUNIT_EXPECT_EQ(test, ds.charge_from, 0U);
+	/* ...then an empty round is the lowest level's... */
+	region_walked(&r);
+	distill_charge(20);
+	KUNIT_EXPECT_EQ(test, ds.charged[0], 70ULL);
+	/* ...unless it walked in a region above. */
+	r.level = 1;
+	region_walked(&r);
+	distill_charge(40);
+	KUNIT_EXPECT_EQ(test, ds.charged[1], 40ULL);
+
+	memcpy(&ds, saved, sizeof(ds));
+}
+
 static struct kunit_case ksm_distill_test_cases[] = {
+	KUNIT_CASE(ksm_distill_charge_test),
 	KUNIT_CASE(ksm_distill_level_test),
 	KUNIT_CASE(ksm_distill_tree_lost_test),
 	KUNIT_CASE(ksm_distill_perm_test),
