@@ -623,17 +623,6 @@ static void region_cover(struct ksm_region *r, unsigned long idx)
 	}
 }
 
-/*
- * The walk is in @r: the stretch it is in serves @r's level too, whose
- * rmap_items it passes over (the merged ones count as @r's coverage and as
- * the evidence of its judging). Return @r.
- */
-static struct ksm_region *region_walked(struct ksm_region *r)
-{
-	ds.walk_level = max(ds.walk_level, r->level);
-	return r;
-}
-
 static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 					       unsigned long start,
 					       unsigned long end,
@@ -653,7 +642,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	    r->cookie == cookie) {
 		if (r->seen != ds.round)
 			region_judge(r, dm);
-		return region_walked(r);
+		return r;
 	}
 
 	/*
@@ -714,7 +703,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	if (nr->level >= ds.nr_levels)
 		nr->level = ds.nr_levels - 1;
 	region_judge(nr, dm);
-	return region_walked(nr);
+	return nr;
 }
 
 static void distill_mm_end(struct ksm_distill_mm *dm)
@@ -874,9 +863,27 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 }
 
 /*
+ * The walk passed over a merged slot of @r. Once enough of them were found
+ * merged for its judging to act on (KSM_DISTILL_EVIDENCE, or the whole
+ * region: ksm_region_next_level() then sends it down, or keeps it for one
+ * round of spread samples after a stretch), the stretch of the walk serves
+ * @r's level (distill_charge()): a pass over the merged slots of a region
+ * on the top level is not paid at the lowest level's share, whose sleep
+ * would hold the judging back. Fewer say nothing: a region that keeps its
+ * level on them, with nothing to sample, would have its rounds paid at its
+ * level's share, and ksmd would spin through them.
+ */
+static void region_walked(struct ksm_region *r)
+{
+	if (r->ksm_seen >= min(KSM_DISTILL_EVIDENCE, region_pages(r)))
+		ds.walk_level = max(ds.walk_level, r->level);
+}
+
+/*
  * A stretch of the walk (from one sample to the next, round start and mmap
  * lock waits included) serves the levels of the samples at both its ends
- * and of the regions it walked in: charge it to the highest, so that
+ * and of the regions whose merged slots it passed over (region_walked()):
+ * charge it to the highest, so that
  * crossing from a dense region into a sparse one, a round's start, or a
  * pass over the merged slots of a region on a high level, is not paid at
  * the lowest level's share (whose sleep, 500 times the time charged, holds
@@ -1021,6 +1028,7 @@ static void distill_merged_slot(struct ksm_distill_mm *dm,
 	/* Evidence that its duplicates are merged, as a merged sample is. */
 	r->ksm_seen++;
 	region_cover(r, (addr - r->start) >> PAGE_SHIFT);
+	region_walked(r);
 }
 
 const struct ksm_scan_ops ksm_distill_ops = {

@@ -633,7 +633,10 @@ static void ksm_distill_tree_lost_test(struct kunit *test)
  */
 static void ksm_distill_charge_test(struct kunit *test)
 {
-	struct ksm_region r = { .level = 3 };
+	struct ksm_region r = {
+		.level = 3, .start = 0, .end = 100 * PAGE_SIZE,
+		.ksm_seen = KSM_DISTILL_EVIDENCE,
+	};
 	typeof(ds) *saved;
 
 	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
@@ -657,7 +660,7 @@ static void ksm_distill_charge_test(struct kunit *test)
 	ds.charge_from = 0;
 	ds.last_level = 0;
 	ds.stretch_sampled = true;
-	KUNIT_EXPECT_PTR_EQ(test, region_walked(&r), &r);
+	region_walked(&r);
 	distill_charge(200);
 	KUNIT_EXPECT_EQ(test, ds.charged[3], 300ULL);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 0ULL);
@@ -680,11 +683,23 @@ static void ksm_distill_charge_test(struct kunit *test)
 	region_walked(&r);
 	distill_charge(20);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 70ULL);
-	/* ...unless it walked in a region above. */
+	/* ...unless it passed over enough merged slots of a region above... */
 	r.level = 1;
 	region_walked(&r);
 	distill_charge(40);
 	KUNIT_EXPECT_EQ(test, ds.charged[1], 40ULL);
+	/* ...but too few to judge it on say nothing: the lowest level's. */
+	r.ksm_seen = KSM_DISTILL_EVIDENCE - 1;
+	region_walked(&r);
+	distill_charge(30);
+	KUNIT_EXPECT_EQ(test, ds.charged[0], 100ULL);
+	KUNIT_EXPECT_EQ(test, ds.charged[1], 40ULL);
+	/* A small region: all of it found merged is enough. */
+	r.end = 4 * PAGE_SIZE;
+	r.ksm_seen = 4;
+	region_walked(&r);
+	distill_charge(5);
+	KUNIT_EXPECT_EQ(test, ds.charged[1], 45ULL);
 
 	memcpy(&ds, saved, sizeof(ds));
 }
