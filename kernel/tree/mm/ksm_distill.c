@@ -89,8 +89,8 @@ static struct {
 	 * charged to each level (ns, see distill_charge()): @last_level is the
 	 * level of the page sampled last, @charge_from that of the page the
 	 * current stretch of the walk began at, @walk_level the highest level
-	 * of the regions the stretch walked in, @stretch_sampled whether a
-	 * sample ended it.
+	 * of the regions whose merged slots it passed over (region_walked()),
+	 * @stretch_sampled whether a sample ended it.
 	 */
 	unsigned long batch[KSM_DISTILL_MAX_LEVELS];
 	u64 batch_ns[KSM_DISTILL_MAX_LEVELS];
@@ -883,12 +883,11 @@ static void region_walked(struct ksm_region *r)
  * A stretch of the walk (from one sample to the next, round start and mmap
  * lock waits included) serves the levels of the samples at both its ends
  * and of the regions whose merged slots it passed over (region_walked()):
- * charge it to the highest, so that
- * crossing from a dense region into a sparse one, a round's start, or a
- * pass over the merged slots of a region on a high level, is not paid at
- * the lowest level's share (whose sleep, 500 times the time charged, holds
- * every level: one ksmd, one walk). A walk among regions of one level is
- * charged to that level.
+ * charge it to the highest, so that crossing from a dense region into a
+ * sparse one, a round's start, or a pass over the merged slots of a region
+ * on a high level, is not paid at the lowest level's share (whose sleep,
+ * 500 times the time charged, holds every level: one ksmd, one walk). A
+ * walk among regions of one level is charged to that level.
  */
 static void distill_charge(u64 ns)
 {
@@ -902,8 +901,9 @@ static void distill_charge(u64 ns)
 		 * No sample ended it (the walk reached the round's end): it is
 		 * the tail of the stretch before. After it, stretches without
 		 * samples (rounds with nothing to sample) are the lowest
-		 * level's, so an idle scanner keeps to the lowest share once
-		 * every region is down there.
+		 * level's, unless they passed over enough merged slots of a
+		 * region above (region_walked()), so an idle scanner keeps to
+		 * the lowest share.
 		 */
 		l = ds.charge_from;
 		ds.charge_from = 0;
