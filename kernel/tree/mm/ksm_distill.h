@@ -249,6 +249,11 @@ struct ksm_scan_ops {
 	 * @ns: charge it to the sample's level, or to the last one sampled.
 	 */
 	void (*charge)(u64 ns);
+	/*
+	 * Freeing the rmap_items of VMAs gone (an mm that exited, VMAs
+	 * unmapped at its end) took @ns of the walk ->charge() is given next.
+	 */
+	void (*released)(u64 ns);
 	/* Nanoseconds to sleep after a batch that kept ksmd busy @busy_ns. */
 	u64 (*batch_sleep_ns)(u64 busy_ns);
 };

@@ -701,6 +701,33 @@ static void ksm_distill_charge_test(struct kunit *test)
 	distill_charge(5);
 	KUNIT_EXPECT_EQ(test, ds.charged[1], 45ULL);
 
+	/*
+	 * Freeing rmap_items in a stretch of level 0: that part at the top
+	 * level's share, the rest as before; never more than the stretch.
+	 */
+	memset(ds.charged, 0, sizeof(ds.charged));
+	ds.nr_levels = 4;
+	ds.charge_from = 0;
+	ds.last_level = 0;
+	ds.stretch_sampled = true;
+	distill_released(60);
+	distill_released(10);
+	distill_charge(100);
+	KUNIT_EXPECT_EQ(test, ds.charged[3], 70ULL);
+	KUNIT_EXPECT_EQ(test, ds.charged[0], 30ULL);
+	KUNIT_EXPECT_EQ(test, ds.released_ns, 0ULL);
+	ds.stretch_sampled = true;
+	distill_released(500);
+	distill_charge(100);
+	KUNIT_EXPECT_EQ(test, ds.charged[3], 170ULL);
+	KUNIT_EXPECT_EQ(test, ds.charged[0], 30ULL);
+	KUNIT_EXPECT_EQ(test, ds.released_ns, 0ULL);
+	/* With two levels, the top is level 1. */
+	ds.nr_levels = 2;
+	distill_released(5);
+	distill_charge(5);
+	KUNIT_EXPECT_EQ(test, ds.charged[1], 5ULL);
+
 	memcpy(&ds, saved, sizeof(ds));
 }
 
