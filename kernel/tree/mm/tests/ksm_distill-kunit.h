@@ -626,10 +626,19 @@ static void ksm_distill_tree_lost_test(struct kunit *test)
 	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
 }
 
+/* A stretch of the walk from a sample of level @from to one of @last. */
+static void charge_stretch(unsigned int from, unsigned int last)
+{
+	ds.charge_from = from;
+	ds.last_level = last;
+	ds.stretch_sampled = true;
+}
+
 /*
  * A stretch of the walk is charged to the highest level among the samples
- * at its ends and the regions it walked in; one without a sample at its end
- * to the stretch before, then to the lowest level.
+ * at its ends and the regions whose merged slots it passed over (enough of
+ * them); one without a sample at its end to the stretch before, then to the
+ * lowest level; the time it spent freeing rmap_items to the top level.
  */
 static void ksm_distill_charge_test(struct kunit *test)
 {
@@ -646,9 +655,7 @@ static void ksm_distill_charge_test(struct kunit *test)
 	ds.walk_level = 0;
 
 	/* From a sample of level 0 to one of level 3: level 3's. */
-	ds.charge_from = 0;
-	ds.last_level = 3;
-	ds.stretch_sampled = true;
+	charge_stretch(0, 3);
 	distill_charge(100);
 	KUNIT_EXPECT_EQ(test, ds.charged[3], 100ULL);
 	KUNIT_EXPECT_EQ(test, ds.charge_from, 3U);
@@ -657,9 +664,7 @@ static void ksm_distill_charge_test(struct kunit *test)
 	 * Between two samples of level 0, over the merged slots of a region
 	 * on level 3: level 3's, not paid at the lowest share.
 	 */
-	ds.charge_from = 0;
-	ds.last_level = 0;
-	ds.stretch_sampled = true;
+	charge_stretch(0, 0);
 	region_walked(&r);
 	distill_charge(200);
 	KUNIT_EXPECT_EQ(test, ds.charged[3], 300ULL);
@@ -668,8 +673,7 @@ static void ksm_distill_charge_test(struct kunit *test)
 
 	/* Among regions of level 0: level 0's. */
 	r.level = 0;
-	ds.last_level = 0;
-	ds.stretch_sampled = true;
+	charge_stretch(0, 0);
 	region_walked(&r);
 	distill_charge(50);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 50ULL);
@@ -707,9 +711,7 @@ static void ksm_distill_charge_test(struct kunit *test)
 	 */
 	memset(ds.charged, 0, sizeof(ds.charged));
 	ds.nr_levels = 4;
-	ds.charge_from = 0;
-	ds.last_level = 0;
-	ds.stretch_sampled = true;
+	charge_stretch(0, 0);
 	distill_released(60);
 	distill_released(10);
 	distill_charge(100);
