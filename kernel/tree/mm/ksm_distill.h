@@ -251,7 +251,7 @@ struct ksm_scan_ops {
 	void (*charge)(u64 ns);
 	/*
 	 * Freeing the rmap_items of VMAs gone (an mm that exited, VMAs
-	 * unmapped at its end) took @ns of the walk ->charge() is given next.
+	 * unmapped) took @ns of the walk ->charge() is given next.
 	 */
 	void (*released)(u64 ns);
 	/* Nanoseconds to sleep after a batch that kept ksmd busy @busy_ns. */
