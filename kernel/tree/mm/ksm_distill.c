@@ -898,7 +898,7 @@ static void distill_charge(u64 ns)
 	u64 rel;
 
 	/*
-	 * Freeing the rmap_items of VMAs gone is owed to their unmapping, not
+	 * Freeing the rmap_items of memory gone is owed to its unmapping, not
 	 * to sampling: paid at the top level's share. At the lowest one,
 	 * freeing an exited process's 262144 rmap_items (510 ms under TCG)
 	 * slept ksmd for 254 s, every level with it.

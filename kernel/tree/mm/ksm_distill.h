@@ -250,8 +250,9 @@ struct ksm_scan_ops {
 	 */
 	void (*charge)(u64 ns);
 	/*
-	 * Freeing the rmap_items of VMAs gone (an mm that exited, VMAs
-	 * unmapped) took @ns of the walk ->charge() is given next.
+	 * Freeing the rmap_items of memory gone (an mm that exited, VMAs
+	 * unmapped, the stable nodes of KSM pages freed) took @ns of the
+	 * walk ->charge() is given next.
 	 */
 	void (*released)(u64 ns);
 	/* Nanoseconds to sleep after a batch that kept ksmd busy @busy_ns. */
