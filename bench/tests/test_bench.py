@@ -56,6 +56,15 @@ class MetricsTest(unittest.TestCase):
                         s2(3, 3, 900, 700, 210))
         self.assertEqual(bench.metrics(r, 60)["saved_agree"], 0)   # only 10 since scan 2
 
+    def test_stale_count_after_unmap_is_allowed(self):
+        r = self.run_of(sample(0, 0, 0, 0), sample(1, 31, 10, 0))
+        self.assertEqual(bench.metrics(r, 60)["saved_agree"], 0)   # no unmaps declared
+        r["ready"]["unmaps"] = "1"
+        self.assertEqual(bench.metrics(r, 60)["saved_agree"], 1)   # KSM has not caught up
+        r = self.run_of(sample(0, 0, 0, 0), sample(1, 31, 10, 400))
+        r["ready"]["unmaps"] = "1"
+        self.assertEqual(bench.metrics(r, 60)["saved_agree"], 0)   # never less than the pagemap
+
     def test_over_oracle_fails(self):
         r = self.run_of(sample(0, 1100, 0, 1100))
         self.assertEqual(bench.metrics(r, 60)["saved_agree"], 0)

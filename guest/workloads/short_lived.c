@@ -30,7 +30,8 @@ int main(int argc, char **argv)
 	if (o.param < 1)
 		wl_die("--param (T in ms) must be at least 1");
 	npages = o.size_mb * (1 << 20) / wl_psize;
-	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%d",
+	/* unmaps=1: KSM's counters lag the munmap until ksmd's next visit */
+	wl_report("ready", "oracle_pages=%ld mapped_pages=%zu pids=%d unmaps=1",
 		  wl_oracle(npages), npages, getpid());
 	end = wl_now() + o.seconds;
 	while (wl_now() < end) {
