@@ -365,6 +365,24 @@ bool ksm_region_dense(const struct ksm_region_round *rr)
 }
 
 /* Vlife of this round: the knob, or by default the governor's round. */
+/**
+ * ksm_region_through() - whether a round found a region merged through
+ * @rr:		what it did in the round
+ *
+ * Every slot of the region held a merge (found so by a sample or passed
+ * over by the walk: @rr->ksm_seen counts each slot once a round, as the
+ * coverage does), none merged anew and none was COW-broken: the next round
+ * would find the same, and its walk may cross the region in one step. A
+ * round that sampled one part in a stretch saw only that part.
+ *
+ * Return: true when the region was merged through.
+ */
+bool ksm_region_through(const struct ksm_region_round *rr)
+{
+	return !rr->stretch && !rr->merged && !rr->cow && rr->pages &&
+	       rr->ksm_seen >= rr->pages;
+}
+
 static unsigned int life_ms(void)
 {
 	return ds.th.life_ms;
@@ -539,6 +557,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	spin_unlock(&dm->lock);
 
 	level = ksm_region_next_level(r->level, ds.nr_levels, &rr, &ds.th);
+	r->through = ksm_region_through(&rr);
 	if (level > r->level)
 		ksm_distill_stats.promotions++;
 	else if (level < r->level)
@@ -1051,6 +1070,37 @@ static void distill_merged_slot(struct ksm_distill_mm *dm,
 	region_walked(r);
 }
 
+/*
+ * A region merged through in its last round, not sampled in a stretch in
+ * this one and with no COW break counted since its judging (read without
+ * the lock: one that comes later is judged next round).
+ */
+static bool distill_through(struct ksm_region *r)
+{
+	return r->through && !r->stretch && !READ_ONCE(r->cow);
+}
+
+/*
+ * The walk crossed @r, merged through, in one step: every slot counts as a
+ * merged one passed over (distill_merged_slot()), and the region as covered.
+ */
+static void distill_crossed(struct ksm_distill_mm *dm, struct ksm_region *r)
+{
+	unsigned long pages = region_pages(r);
+
+	r->ksm_seen += pages;
+	dm->skipped += pages;
+	ksm_distill_stats.skipped += pages;
+	bitmap_fill(r->cover_map, pages);
+	r->nr_covered = pages;
+	r->done_epoch = ds.epoch;
+	if (r->blocking) {
+		r->blocking = false;
+		ds.uncovered--;
+	}
+	region_walked(r);
+}
+
 const struct ksm_scan_ops ksm_distill_ops = {
 	.round_start = distill_round_start,
 	.round_end = distill_round_end,
@@ -1059,6 +1109,8 @@ const struct ksm_scan_ops ksm_distill_ops = {
 	.sampled = distill_sampled,
 	.mm_end = distill_mm_end,
 	.examined = distill_examined,
+	.through = distill_through,
+	.crossed = distill_crossed,
 	.merged_slot = distill_merged_slot,
 	.partner_merged = distill_partner_merged,
 	.charge = distill_charge,

@@ -97,6 +97,9 @@ struct ksm_region_walk {
  * @stretch:	sampled this round in one stretch of consecutive slots from
  *		@cursor on (the top level), not at every interval-th slot
  * @quota:	slots the stretch may still take this round
+ * @through:	the last round found every slot of it merged, sampled or
+ *		passed over, with none newly merged and no COW break: this
+ *		round's walk may cross it in one step (->through())
  * @walk:	mm/ksm.c's: where its walk may go straight to
  *
  * The region list and the region fields but @cow are written only by ksmd,
@@ -126,6 +129,7 @@ struct ksm_region {
 	unsigned long reopen_epoch;
 	bool stretch;
 	unsigned long quota;
+	bool through;
 	struct ksm_region_walk walk;
 };
 
@@ -241,6 +245,13 @@ struct ksm_scan_ops {
 	 * unstable tree: count the merge in that page's region too.
 	 */
 	void (*partner_merged)(struct ksm_distill_mm *dm, unsigned long addr);
+	/*
+	 * Whether the walk, at the head of @r, may cross it in one step: its
+	 * last round found it merged through. ->crossed() when it did.
+	 */
+	bool (*through)(struct ksm_region *r);
+	/* The walk crossed @r in one step: as if it passed every merged slot. */
+	void (*crossed)(struct ksm_distill_mm *dm, struct ksm_region *r);
 	/* The walk passed over a merged page at @addr of @r. */
 	void (*merged_slot)(struct ksm_distill_mm *dm, struct ksm_region *r,
 			    unsigned long addr);
@@ -298,6 +309,7 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 			  const struct ksm_region_round *rr,
 			  const struct ksm_distill_thresholds *th);
 bool ksm_region_dense(const struct ksm_region_round *rr);
+bool ksm_region_through(const struct ksm_region_round *rr);
 unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
 			       unsigned long interval, unsigned long *quota);
 unsigned long ksm_offset_perm(u32 seed, unsigned long round,

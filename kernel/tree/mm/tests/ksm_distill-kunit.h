@@ -733,6 +733,79 @@ static void ksm_distill_charge_test(struct kunit *test)
 	memcpy(&ds, saved, sizeof(ds));
 }
 
+/*
+ * A region whose round found every slot merged, with none merged anew and
+ * no COW break, is crossed by the next round's walk in one step, which
+ * counts as a pass over its merged slots.
+ */
+static void ksm_distill_through_test(struct kunit *test)
+{
+	struct ksm_region_round rr = { .sampled = 3, .ksm_seen = 64, .pages = 64 };
+	unsigned long map[BITS_TO_LONGS(64)] = { 0 };
+	struct ksm_region r = {
+		.level = 0, .start = 0x100000, .end = 0x100000 + 64 * PAGE_SIZE,
+		.cover_map = map, .blocking = true, .through = true,
+	};
+	struct ksm_distill_mm dm = { };
+	unsigned long skipped = ksm_distill_stats.skipped;
+	typeof(ds) *saved;
+
+	KUNIT_EXPECT_TRUE(test, ksm_region_through(&rr));
+	/* A slot not found merged (a hole, a page in an unstable tree)... */
+	rr.ksm_seen = 63;
+	KUNIT_EXPECT_FALSE(test, ksm_region_through(&rr));
+	/* ...a new merge, a COW break, a part seen in a stretch: no. */
+	rr.ksm_seen = 64;
+	rr.merged = 1;
+	KUNIT_EXPECT_FALSE(test, ksm_region_through(&rr));
+	rr.merged = 0;
+	rr.cow = 1;
+	KUNIT_EXPECT_FALSE(test, ksm_region_through(&rr));
+	rr.cow = 0;
+	rr.stretch = true;
+	KUNIT_EXPECT_FALSE(test, ksm_region_through(&rr));
+	rr.stretch = false;
+	rr.pages = 0;
+	rr.ksm_seen = 0;
+	KUNIT_EXPECT_FALSE(test, ksm_region_through(&rr));
+
+	/* Not when sampled in a stretch this round, nor after a COW break. */
+	KUNIT_EXPECT_TRUE(test, distill_through(&r));
+	r.stretch = true;
+	KUNIT_EXPECT_FALSE(test, distill_through(&r));
+	r.stretch = false;
+	r.cow = 1;
+	KUNIT_EXPECT_FALSE(test, distill_through(&r));
+	r.cow = 0;
+	r.through = false;
+	KUNIT_EXPECT_FALSE(test, distill_through(&r));
+
+	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	memcpy(saved, &ds, sizeof(ds));
+	ds.epoch = 9;
+	ds.uncovered = 1;
+	ds.walk_level = 0;
+	r.level = 2;
+	r.ksm_seen = 0;
+	distill_crossed(&dm, &r);
+	KUNIT_EXPECT_EQ(test, r.ksm_seen, 64UL);
+	KUNIT_EXPECT_EQ(test, r.nr_covered, 64UL);
+	KUNIT_EXPECT_TRUE(test, bitmap_full(map, 64));
+	KUNIT_EXPECT_EQ(test, r.done_epoch, 9UL);
+	KUNIT_EXPECT_FALSE(test, r.blocking);
+	KUNIT_EXPECT_EQ(test, ds.uncovered, 0UL);
+	KUNIT_EXPECT_EQ(test, dm.skipped, 64UL);
+	KUNIT_EXPECT_EQ(test, ksm_distill_stats.skipped, skipped + 64);
+	/* The walk over it is its level's. */
+	KUNIT_EXPECT_EQ(test, ds.walk_level, 2U);
+	/* It stays merged through for the next round's judging. */
+	rr = (struct ksm_region_round){ .ksm_seen = r.ksm_seen, .pages = 64 };
+	KUNIT_EXPECT_TRUE(test, ksm_region_through(&rr));
+	memcpy(&ds, saved, sizeof(ds));
+	ksm_distill_stats.skipped = skipped;
+}
+
 static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_charge_test),
 	KUNIT_CASE(ksm_distill_level_test),
@@ -746,6 +819,7 @@ static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_stretch_test),
 	KUNIT_CASE(ksm_distill_stretch_part_test),
 	KUNIT_CASE(ksm_distill_reopen_test),
+	KUNIT_CASE(ksm_distill_through_test),
 	{},
 };
 

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * New duplicates are not held back by memory merged through. Child B maps
+ * BIG identical pages; they merge, and their region, with nothing left to
+ * merge, goes back to the lowest level. Then the parent, registered all
+ * along (SPARSE distinct pages, as a host keeps other processes), maps
+ * SMALL identical pages of a new content, which must merge within LIMIT s.
+ *
+ * Each round of the distilling scanner meets B's region. A walk over its
+ * 131072 merged rmap_items takes 22-28 ms under TCG, and at the lowest
+ * level's share of the CPU (0.2%) ksmd then sleeps 11-14 s, every level
+ * with it: new pages waited that long a round. A region found merged
+ * through, with no COW break since, is now crossed in one step.
+ *
+ * Knobs (all restored): scanner uksm, the other uksm knobs as they are.
+ * Every page of every mapping is checked.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest.h"
+#include "ksm_util.h"
+
+#define BIG		131072	/* pages of child B's mapping (512 MiB) */
+#define SPARSE		256	/* the parent's distinct pages */
+#define SMALL		512	/* the parent's identical pages, at the end */
+#define SEED_BIG	7201
+#define SEED_SMALL	7202
+#define SEED_SPARSE	7300
+#define MERGE_SECS	300	/* for B's pages to merge */
+#define DOWN_SECS	300	/* for B's region to reach the lowest level */
+#define LIMIT		30	/* for the parent's new pages */
+
+static size_t psize;
+
+static struct ksm_knob saved[] = {
+	{ .name = "scanner" },
+};
+static struct ksm_knob saved_run = { .name = "run" };
+
+/* A mergeable mapping of @n pages, page p filled from seed(p). */
+static char *map_filled(long n, long seed, bool distinct)
+{
+	char *mem = ksm_map_anon(n * psize);
+	long p;
+
+	for (p = 0; p < n; p++)
+		ksm_fill_page(mem + p * psize, psize, distinct ? seed + p : seed);
+	if (madvise(mem, n * psize, MADV_MERGEABLE))
+		ksft_exit_fail_msg("MADV_MERGEABLE: %s\n", strerror(errno));
+	return mem;
+}
+
+/* Pages of the @n at @mem that differ from what map_filled() wrote. */
+static long bad_pages(const char *mem, long n, long seed, bool distinct)
+{
+	char *want = malloc(psize);
+	long p, bad = 0;
+
+	if (!want)
+		ksft_exit_fail_msg("malloc failed\n");
+	ksm_fill_page(want, psize, seed);
+	for (p = 0; p < n; p++) {
+		if (distinct)
+			ksm_fill_page(want, psize, seed + p);
+		bad += memcmp(mem + p * psize, want, psize) != 0;
+	}
+	free(want);
+	return bad;
+}
+
+static void reply(int rep, long v)
+{
+	if (write(rep, &v, sizeof(v)) != sizeof(v))
+		_exit(1);
+}
+
+/* Child B: map BIG pages, say ready; on 'v' check them, say how many differ. */
+static void child_big(int k, int cmd, int rep)
+{
+	char *mem = map_filled(BIG, SEED_BIG, false);
+	char c;
+
+	reply(rep, 0);
+	if (read(cmd, &c, 1) != 1 || c != 'v')
+		_exit(1);
+	reply(rep, bad_pages(mem, BIG, SEED_BIG, false));
+	_exit(0);
+}
+
+static void restore(void)
+{
+	ksm_knobs_restore(saved, ARRAY_SIZE(saved));
+	ksm_knobs_restore(&saved_run, 1);
+}
+
+static void give_up(struct ksm_child *b, const char *what)
+{
+	ksft_test_result_fail("%s\n", what);
+	ksm_kill_children(b, 1);
+	restore();
+	ksft_exit_fail();
+}
+
+int main(void)
+{
+	struct ksm_child ch[1] = { { 0 } };
+	long bad = 0, got, merging, base, rounds;
+	char *sparse, *small;
+	double t;
+
+	ksm_test_begin(4);
+	psize = getpagesize();
+	ksm_knobs_save(saved, ARRAY_SIZE(saved));
+	ksm_knobs_save(&saved_run, 1);
+	if (ksm_set("run", 2) || ksm_write("scanner", "uksm") ||
+	    ksm_set("run", 1)) {
+		restore();
+		ksft_exit_fail_msg("cannot set the knobs\n");
+	}
+
+	sparse = map_filled(SPARSE, SEED_SPARSE, true);
+	ksm_spawn(ch, 1, 0, child_big);
+	ksm_get_reply(&ch[0], "B", &got, sizeof(got));
+
+	/* 1: B's pages all merge. */
+	t = now();
+	while ((merging = ksm_stat_get(ch[0].pid, "ksm_merging_pages")) < BIG &&
+	       now() - t < MERGE_SECS)
+		msleep(100);
+	printf("# B's %d pages: %ld merged in %.1f s\n", BIG, merging,
+	       now() - t);
+	if (merging < BIG)
+		give_up(ch, "B's pages merged");
+	ksft_test_result_pass("B's pages merged\n");
+
+	/*
+	 * 2: B's region, merged through, goes back to the lowest level (the
+	 * first count of ksm_uksm_regions), and two more rounds pass.
+	 */
+	t = now();
+	while (ksm_stat_get(ch[0].pid, "ksm_uksm_regions") != 1 &&
+	       now() - t < DOWN_SECS)
+		msleep(100);
+	if (ksm_stat_get(ch[0].pid, "ksm_uksm_regions") != 1)
+		give_up(ch, "B's region back at the lowest level");
+	printf("# B's region at the lowest level after %.1f s\n", now() - t);
+	rounds = ksm_get("uksm_rounds");
+	while (ksm_get("uksm_rounds") < rounds + 2 && now() - t < DOWN_SECS)
+		msleep(100);
+	ksft_test_result(ksm_get("uksm_rounds") >= rounds + 2,
+			 "B's region at the lowest level, two rounds on (%.1f s)\n",
+			 now() - t);
+
+	/* 3: new duplicates of the parent merge within LIMIT s. */
+	base = ksm_stat_get(getpid(), "ksm_merging_pages");
+	small = map_filled(SMALL, SEED_SMALL, false);
+	t = now();
+	while ((merging = ksm_stat_get(getpid(), "ksm_merging_pages") - base) <
+	       SMALL && now() - t < LIMIT)
+		msleep(50);
+	ksft_test_result(merging >= SMALL,
+			 "%d new pages merged in %.1f s beside %d merged through (limit %d s; %ld merged)\n",
+			 SMALL, now() - t, BIG, LIMIT, merging);
+
+	/* 4: every page is what was written. */
+	if (write(ch[0].cmd, "v", 1) != 1)
+		ksft_exit_fail_msg("write to B: %s\n", strerror(errno));
+	ksm_get_reply(&ch[0], "B", &got, sizeof(got));
+	waitpid(ch[0].pid, NULL, 0);
+	bad = got + bad_pages(small, SMALL, SEED_SMALL, false) +
+	      bad_pages(sparse, SPARSE, SEED_SPARSE, true);
+	ksft_test_result(!bad, "contents intact (%ld pages differ)\n", bad);
+
+	restore();
+	ksft_finished();
+}
