@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,77 @@ static inline char *ksm_map_anon(size_t len)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	madvise(mem, len, MADV_NOHUGEPAGE);
 	return mem;
+}
+
+/*
+ * A mergeable mapping of @n pages of @psize bytes, page p filled from
+ * @seed, or from @seed + p when @distinct.
+ */
+static inline char *ksm_map_filled(long n, size_t psize, long seed,
+				   bool distinct)
+{
+	char *mem = ksm_map_anon(n * psize);
+	long p;
+
+	for (p = 0; p < n; p++)
+		ksm_fill_page(mem + p * psize, psize, distinct ? seed + p : seed);
+	if (madvise(mem, n * psize, MADV_MERGEABLE))
+		ksft_exit_fail_msg("MADV_MERGEABLE: %s\n", strerror(errno));
+	return mem;
+}
+
+/* Pages of the @n at @mem that differ from what ksm_map_filled() wrote. */
+static inline long ksm_bad_pages(const char *mem, long n, size_t psize,
+				 long seed, bool distinct)
+{
+	char *want = malloc(psize);
+	long p, bad = 0;
+
+	if (!want)
+		ksft_exit_fail_msg("malloc failed\n");
+	ksm_fill_page(want, psize, seed);
+	for (p = 0; p < n; p++) {
+		if (distinct)
+			ksm_fill_page(want, psize, seed + p);
+		bad += memcmp(mem + p * psize, want, psize) != 0;
+	}
+	free(want);
+	return bad;
+}
+
+/* The knobs ksm_uksm_begin() saves, in the order they are put back. */
+static inline struct ksm_knob *ksm_uksm_knobs(void)
+{
+	static struct ksm_knob k[] = { { .name = "scanner" }, { .name = "run" } };
+
+	return k;
+}
+
+/* Put back what ksm_uksm_begin() saved. */
+static inline void ksm_uksm_restore(void)
+{
+	ksm_knobs_restore(ksm_uksm_knobs(), 2);
+}
+
+/*
+ * Save scanner and run, unmerge everything and run the uksm scanner with
+ * its other knobs as they are; fail if the knobs cannot be written.
+ */
+static inline void ksm_uksm_begin(void)
+{
+	ksm_knobs_save(ksm_uksm_knobs(), 2);
+	if (ksm_set("run", 2) || ksm_write("scanner", "uksm") ||
+	    ksm_set("run", 1)) {
+		ksm_uksm_restore();
+		ksft_exit_fail_msg("cannot set the knobs\n");
+	}
+}
+
+/* A child's reply @v to the parent on @rep; the child dies if it cannot. */
+static inline void ksm_reply(int rep, long v)
+{
+	if (write(rep, &v, sizeof(v)) != sizeof(v))
+		_exit(1);
 }
 
 /* A child of the test, pid 0 when there is none. */

@@ -36,72 +36,25 @@
 
 static size_t psize;
 
-static struct ksm_knob saved[] = {
-	{ .name = "scanner" },
-};
-static struct ksm_knob saved_run = { .name = "run" };
-
-/* A mergeable mapping of @n pages, page p filled from seed(p). */
-static char *map_filled(long n, long seed, bool distinct)
-{
-	char *mem = ksm_map_anon(n * psize);
-	long p;
-
-	for (p = 0; p < n; p++)
-		ksm_fill_page(mem + p * psize, psize, distinct ? seed + p : seed);
-	if (madvise(mem, n * psize, MADV_MERGEABLE))
-		ksft_exit_fail_msg("MADV_MERGEABLE: %s\n", strerror(errno));
-	return mem;
-}
-
-/* Pages of the @n at @mem that differ from what map_filled() wrote. */
-static long bad_pages(const char *mem, long n, long seed, bool distinct)
-{
-	char *want = malloc(psize);
-	long p, bad = 0;
-
-	if (!want)
-		ksft_exit_fail_msg("malloc failed\n");
-	ksm_fill_page(want, psize, seed);
-	for (p = 0; p < n; p++) {
-		if (distinct)
-			ksm_fill_page(want, psize, seed + p);
-		bad += memcmp(mem + p * psize, want, psize) != 0;
-	}
-	free(want);
-	return bad;
-}
-
-static void reply(int rep, long v)
-{
-	if (write(rep, &v, sizeof(v)) != sizeof(v))
-		_exit(1);
-}
 
 /* Child B: map BIG pages, say ready; on 'v' check them, say how many differ. */
 static void child_big(int k, int cmd, int rep)
 {
-	char *mem = map_filled(BIG, SEED_BIG, false);
+	char *mem = ksm_map_filled(BIG, psize, SEED_BIG, false);
 	char c;
 
-	reply(rep, 0);
+	ksm_reply(rep, 0);
 	if (read(cmd, &c, 1) != 1 || c != 'v')
 		_exit(1);
-	reply(rep, bad_pages(mem, BIG, SEED_BIG, false));
+	ksm_reply(rep, ksm_bad_pages(mem, BIG, psize, SEED_BIG, false));
 	_exit(0);
-}
-
-static void restore(void)
-{
-	ksm_knobs_restore(saved, ARRAY_SIZE(saved));
-	ksm_knobs_restore(&saved_run, 1);
 }
 
 static void give_up(struct ksm_child *b, const char *what)
 {
 	ksft_test_result_fail("%s\n", what);
 	ksm_kill_children(b, 1);
-	restore();
+	ksm_uksm_restore();
 	ksft_exit_fail();
 }
 
@@ -114,15 +67,9 @@ int main(void)
 
 	ksm_test_begin(4);
 	psize = getpagesize();
-	ksm_knobs_save(saved, ARRAY_SIZE(saved));
-	ksm_knobs_save(&saved_run, 1);
-	if (ksm_set("run", 2) || ksm_write("scanner", "uksm") ||
-	    ksm_set("run", 1)) {
-		restore();
-		ksft_exit_fail_msg("cannot set the knobs\n");
-	}
+	ksm_uksm_begin();
 
-	sparse = map_filled(SPARSE, SEED_SPARSE, true);
+	sparse = ksm_map_filled(SPARSE, psize, SEED_SPARSE, true);
 	ksm_spawn(ch, 1, 0, child_big);
 	ksm_get_reply(&ch[0], "B", &got, sizeof(got));
 
@@ -157,7 +104,7 @@ int main(void)
 
 	/* 3: new duplicates of the parent merge within LIMIT s. */
 	base = ksm_stat_get(getpid(), "ksm_merging_pages");
-	small = map_filled(SMALL, SEED_SMALL, false);
+	small = ksm_map_filled(SMALL, psize, SEED_SMALL, false);
 	t = now();
 	while ((merging = ksm_stat_get(getpid(), "ksm_merging_pages") - base) <
 	       SMALL && now() - t < LIMIT)
@@ -171,10 +118,10 @@ int main(void)
 		ksft_exit_fail_msg("write to B: %s\n", strerror(errno));
 	ksm_get_reply(&ch[0], "B", &got, sizeof(got));
 	waitpid(ch[0].pid, NULL, 0);
-	bad = got + bad_pages(small, SMALL, SEED_SMALL, false) +
-	      bad_pages(sparse, SPARSE, SEED_SPARSE, true);
+	bad = got + ksm_bad_pages(small, SMALL, psize, SEED_SMALL, false) +
+	      ksm_bad_pages(sparse, SPARSE, psize, SEED_SPARSE, true);
 	ksft_test_result(!bad, "contents intact (%ld pages differ)\n", bad);
 
-	restore();
+	ksm_uksm_restore();
 	ksft_finished();
 }

@@ -43,47 +43,6 @@
 
 static size_t psize;
 
-static struct ksm_knob saved[] = {
-	{ .name = "scanner" },
-};
-static struct ksm_knob saved_run = { .name = "run" };
-
-/* A mergeable mapping of @n pages, page p filled from seed(p). */
-static char *map_filled(long n, long seed, bool distinct)
-{
-	char *mem = ksm_map_anon(n * psize);
-	long p;
-
-	for (p = 0; p < n; p++)
-		ksm_fill_page(mem + p * psize, psize, distinct ? seed + p : seed);
-	if (madvise(mem, n * psize, MADV_MERGEABLE))
-		ksft_exit_fail_msg("MADV_MERGEABLE: %s\n", strerror(errno));
-	return mem;
-}
-
-/* Pages of the @n at @mem that differ from what map_filled() wrote. */
-static long bad_pages(const char *mem, long n, long seed, bool distinct)
-{
-	char *want = malloc(psize);
-	long p, bad = 0;
-
-	if (!want)
-		ksft_exit_fail_msg("malloc failed\n");
-	ksm_fill_page(want, psize, seed);
-	for (p = 0; p < n; p++) {
-		if (distinct)
-			ksm_fill_page(want, psize, seed + p);
-		bad += memcmp(mem + p * psize, want, psize) != 0;
-	}
-	free(want);
-	return bad;
-}
-
-static void reply(int rep, long v)
-{
-	if (write(rep, &v, sizeof(v)) != sizeof(v))
-		_exit(1);
-}
 
 /*
  * Child A: map HI pages, then BIG below them, say ready; on 'u' check the
@@ -93,31 +52,26 @@ static void reply(int rep, long v)
  */
 static void child_big(int k, int cmd, int rep)
 {
-	char *hi = map_filled(HI, SEED_BIG, false);
-	char *lo = map_filled(BIG, SEED_BIG, false);
+	char *hi = ksm_map_filled(HI, psize, SEED_BIG, false);
+	char *lo = ksm_map_filled(BIG, psize, SEED_BIG, false);
 	char c;
 
-	reply(rep, 0);
+	ksm_reply(rep, 0);
 	if (read(cmd, &c, 1) != 1 || c != 'u')
 		_exit(1);
-	reply(rep, hi > lo ? bad_pages(lo, BIG, SEED_BIG, false) : -1);
+	ksm_reply(rep, hi > lo ?
+		  ksm_bad_pages(lo, BIG, psize, SEED_BIG, false) : -1);
 	if (munmap(lo, BIG * psize))
 		_exit(1);
 	if (read(cmd, &c, 1) != 1 || c != 'm')
 		_exit(1);
-	lo = map_filled(BIG, SEED_BIG, false);
-	reply(rep, 0);
+	lo = ksm_map_filled(BIG, psize, SEED_BIG, false);
+	ksm_reply(rep, 0);
 	if (read(cmd, &c, 1) != 1 || c != 'v')
 		_exit(1);
-	reply(rep, bad_pages(hi, HI, SEED_BIG, false) +
-		   bad_pages(lo, BIG, SEED_BIG, false));
+	ksm_reply(rep, ksm_bad_pages(hi, HI, psize, SEED_BIG, false) +
+		  ksm_bad_pages(lo, BIG, psize, SEED_BIG, false));
 	_exit(0);
-}
-
-static void restore(void)
-{
-	ksm_knobs_restore(saved, ARRAY_SIZE(saved));
-	ksm_knobs_restore(&saved_run, 1);
 }
 
 /* Tell A to @c, get its reply and add it to *@bad (fail if it is < 0). */
@@ -130,7 +84,7 @@ static void command(struct ksm_child *a, char c, long *bad)
 	ksm_get_reply(a, "A", &got, sizeof(got));
 	if (got < 0) {
 		ksm_kill_children(a, 1);
-		restore();
+		ksm_uksm_restore();
 		ksft_exit_fail_msg("A's mappings are not in the expected order\n");
 	}
 	*bad += got;
@@ -151,7 +105,7 @@ static char *after_teardown(const char *what, long before, long seed)
 		msleep(10);
 	t_freed = now();
 	printf("# A's rmap_items freed %.1f s after its %s\n", t_freed - t, what);
-	mem = map_filled(SMALL, seed, false);
+	mem = ksm_map_filled(SMALL, psize, seed, false);
 	while ((merging = ksm_stat_get(getpid(), "ksm_merging_pages") - base) <
 	       SMALL && now() - t_freed < LIMIT)
 		msleep(50);
@@ -183,15 +137,9 @@ int main(void)
 
 	ksm_test_begin(4);
 	psize = getpagesize();
-	ksm_knobs_save(saved, ARRAY_SIZE(saved));
-	ksm_knobs_save(&saved_run, 1);
-	if (ksm_set("run", 2) || ksm_write("scanner", "uksm") ||
-	    ksm_set("run", 1)) {
-		restore();
-		ksft_exit_fail_msg("cannot set the knobs\n");
-	}
+	ksm_uksm_begin();
 
-	sparse = map_filled(SPARSE, SEED_SPARSE, true);
+	sparse = ksm_map_filled(SPARSE, psize, SEED_SPARSE, true);
 	ksm_spawn(ch, 1, 0, child_big);
 	ksm_get_reply(&ch[0], "A", &got, sizeof(got));
 
@@ -199,7 +147,7 @@ int main(void)
 	if (!a_merged(ch[0].pid)) {
 		ksft_test_result_fail("A's pages merged\n");
 		ksm_kill_children(ch, 1);
-		restore();
+		ksm_uksm_restore();
 		ksft_exit_fail();
 	}
 	ksft_test_result_pass("A's pages merged\n");
@@ -214,7 +162,7 @@ int main(void)
 	if (!a_merged(ch[0].pid)) {
 		ksft_test_result_fail("A's new pages merged\n");
 		ksm_kill_children(ch, 1);
-		restore();
+		ksm_uksm_restore();
 		ksft_exit_fail();
 	}
 	got = ksm_get("pages_sharing");
@@ -224,11 +172,11 @@ int main(void)
 	small2 = after_teardown("exit", got, SEED_SMALL + 1);
 
 	/* 4: every page is what was written. */
-	bad += bad_pages(small1, SMALL, SEED_SMALL, false);
-	bad += bad_pages(small2, SMALL, SEED_SMALL + 1, false);
-	bad += bad_pages(sparse, SPARSE, SEED_SPARSE, true);
+	bad += ksm_bad_pages(small1, SMALL, psize, SEED_SMALL, false);
+	bad += ksm_bad_pages(small2, SMALL, psize, SEED_SMALL + 1, false);
+	bad += ksm_bad_pages(sparse, SPARSE, psize, SEED_SPARSE, true);
 	ksft_test_result(!bad, "contents intact (%ld pages differ)\n", bad);
 
-	restore();
+	ksm_uksm_restore();
 	ksft_finished();
 }

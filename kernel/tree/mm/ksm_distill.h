@@ -30,6 +30,8 @@ struct ksm_rmap_item;
  * promotion.
  */
 #define KSM_DISTILL_STRAGGLERS	8UL
+/* Percent of a level's CPU share its sleeps aim at (ksm_share_sleep_ns()). */
+#define KSM_DISTILL_AIM_PCT	95
 
 /**
  * struct ksm_region_walk - how mm/ksm.c's walk may cross a region: its own
@@ -310,6 +312,7 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 			  const struct ksm_distill_thresholds *th);
 bool ksm_region_dense(const struct ksm_region_round *rr);
 bool ksm_region_through(const struct ksm_region_round *rr);
+u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille);
 unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
 			       unsigned long interval, unsigned long *quota);
 unsigned long ksm_offset_perm(u32 seed, unsigned long round,

@@ -165,6 +165,18 @@ static void ksm_distill_budget_test(struct kunit *test)
 	/* No time or no share: nothing is sampled. */
 	KUNIT_EXPECT_EQ(test, ksm_level_interval(100, 10000, 0, 950), ULONG_MAX);
 	KUNIT_EXPECT_EQ(test, ksm_level_interval(100, 10000, 500, 0), ULONG_MAX);
+
+	/*
+	 * Sleeps aim at 95% of a share: 2 ms of work at 0.2% sleeps 1050.6 ms
+	 * (998 at the share itself), at 95% 0.216 ms (0.105); a whole core
+	 * sleeps 1/19 of the work.
+	 */
+	KUNIT_EXPECT_EQ(test, ksm_share_sleep_ns(2000000, 2), 1050631578ULL);
+	KUNIT_EXPECT_EQ(test, ksm_share_sleep_ns(2000000, 950), 216066ULL);
+	KUNIT_EXPECT_EQ(test, ksm_share_sleep_ns(1900000, 1000), 100000ULL);
+	KUNIT_EXPECT_EQ(test, ksm_share_sleep_ns(0, 2), 0ULL);
+	/* A share of 0 is taken as the least, 0.1%. */
+	KUNIT_EXPECT_EQ(test, ksm_share_sleep_ns(95, 0), ksm_share_sleep_ns(95, 1));
 }
 
 static void ksm_distill_round_time_test(struct kunit *test)
