@@ -364,7 +364,6 @@ bool ksm_region_dense(const struct ksm_region_round *rr)
 	       rr->merged * 100 >= (u64)KSM_DISTILL_JUMP_PCT * rr->sampled;
 }
 
-/* Vlife of this round: the knob, or by default the governor's round. */
 /**
  * ksm_region_through() - whether a round found a region merged through
  * @rr:		what it did in the round
@@ -383,6 +382,7 @@ bool ksm_region_through(const struct ksm_region_round *rr)
 	       rr->ksm_seen >= rr->pages;
 }
 
+/* Vlife of this round: the knob, or by default the governor's round. */
 static unsigned int life_ms(void)
 {
 	return ds.th.life_ms;
@@ -630,18 +630,23 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 		ds.uncovered++;
 }
 
-/* Slot @idx of @r is sampled this round: count it in the coverage. */
-static void region_cover(struct ksm_region *r, unsigned long idx)
+/* A pass over every slot of @r completed in this coverage. */
+static void region_covered(struct ksm_region *r)
 {
-	if (__test_and_set_bit(idx, r->cover_map))
-		return;
-	if (++r->nr_covered < region_pages(r))
-		return;
 	r->done_epoch = ds.epoch;
 	if (r->blocking) {
 		r->blocking = false;
 		ds.uncovered--;
 	}
+}
+
+/* Slot @idx of @r is sampled this round: count it in the coverage. */
+static void region_cover(struct ksm_region *r, unsigned long idx)
+{
+	if (__test_and_set_bit(idx, r->cover_map))
+		return;
+	if (++r->nr_covered == region_pages(r))
+		region_covered(r);
 }
 
 static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
@@ -985,10 +990,6 @@ static void page_cost(unsigned int l, u64 ns, unsigned long pages)
 		level_grow(l);
 }
 
-/*
- * ksmd used @busy_ns of CPU: split it among the levels as charged, and sleep
- * so that the part of each level l is the share p_l of the time it takes.
- */
 /**
  * ksm_share_sleep_ns() - the sleep that keeps a stretch of work in its share
  * @busy_ns:	CPU time the work took
@@ -1010,6 +1011,11 @@ u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
 	return div64_u64(busy_ns * (1000 * 100 - aim), aim);
 }
 
+/*
+ * ksmd used @busy_ns of CPU: split it among the levels as charged, and sleep
+ * so that the part of each level l stays within its share p_l
+ * (ksm_share_sleep_ns()).
+ */
 static u64 distill_batch_sleep_ns(u64 busy_ns)
 {
 	const struct ksm_governor *gov;
@@ -1114,11 +1120,7 @@ static void distill_crossed(struct ksm_distill_mm *dm, struct ksm_region *r)
 	ksm_distill_stats.skipped += pages;
 	bitmap_fill(r->cover_map, pages);
 	r->nr_covered = pages;
-	r->done_epoch = ds.epoch;
-	if (r->blocking) {
-		r->blocking = false;
-		ds.uncovered--;
-	}
+	region_covered(r);
 	region_walked(r);
 }
 
