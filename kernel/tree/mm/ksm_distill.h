@@ -23,7 +23,7 @@ struct ksm_rmap_item;
  * them merged and none COW-broken, for its region to go straight to the top.
  */
 #define KSM_DISTILL_JUMP_EVIDENCE	32UL
-#define KSM_DISTILL_JUMP_PCT	90
+#define KSM_DISTILL_JUMP_PCT	50
 /*
  * A round that found this many times more pages merged already than it
  * merged new ones met the stragglers of a region merged through: no

@@ -31,7 +31,7 @@ static void ksm_distill_level_test(struct kunit *test)
 	struct ksm_region_round rr = { .age_ms = 1000 };
 
 	/* Duplicated, not broken, old enough: promoted, up to the top. */
-	KUNIT_EXPECT_EQ(test, judge(0, 100, 50, 0, 0, 1000), 1);
+	KUNIT_EXPECT_EQ(test, judge(0, 100, 30, 0, 0, 1000), 1);
 	KUNIT_EXPECT_EQ(test, judge(2, 100, 50, 0, 4, 1000), 3);
 	KUNIT_EXPECT_EQ(test, judge(3, 100, 50, 0, 0, 1000), 3);
 	/* Duplication at the threshold is not above it: demoted. */
@@ -80,13 +80,16 @@ static void ksm_distill_level_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, judge(0, 100, 0, 0, 0, 1000), 0);
 	/* A level above a lowered top is brought down to it. */
 	KUNIT_EXPECT_EQ(test, judge(7, 100, 50, 0, 0, 1000), 3);
-	/* Nearly all of enough samples merged, none broken: to the top. */
+	/* Half or more of enough samples merged, none broken: to the top. */
+	KUNIT_EXPECT_EQ(test, judge(0, 100, KSM_DISTILL_JUMP_PCT, 0, 0, 1000),
+			3);
 	KUNIT_EXPECT_EQ(test, judge(0, 100, 90, 0, 0, 1000), 3);
 	KUNIT_EXPECT_EQ(test, judge(1, 32, 32, 0, 0, 1000), 3);
 	/* Merges credited to both regions may outnumber the samples. */
 	KUNIT_EXPECT_EQ(test, judge(0, 40, 70, 0, 0, 1000), 3);
 	/* Just under the jump's ratio: one level. */
-	KUNIT_EXPECT_EQ(test, judge(0, 100, 89, 0, 0, 1000), 1);
+	KUNIT_EXPECT_EQ(test, judge(0, 100, KSM_DISTILL_JUMP_PCT - 1, 0, 0, 1000),
+			1);
 	/* Too few samples to jump on: one level. */
 	KUNIT_EXPECT_EQ(test, judge(0, 31, 31, 0, 0, 1000), 1);
 	/* One COW break under Vcow still allows a promotion, not a jump. */
@@ -100,7 +103,7 @@ static void ksm_distill_level_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, judge(2, 32, 4, 5000, 0, 1000), 2);
 	KUNIT_EXPECT_EQ(test, judge(3, 60000, 20, 160, 0, 1000), 3);
 	/* New merges still one in eight of those found merged: promoted. */
-	KUNIT_EXPECT_EQ(test, judge(1, 100, 50, 399, 0, 1000), 2);
+	KUNIT_EXPECT_EQ(test, judge(1, 100, 40, 319, 0, 1000), 2);
 	/* Stragglers whose merges are undone: demoted all the same. */
 	KUNIT_EXPECT_EQ(test, judge(2, 32, 4, 5000, 1, 1000), 1);
 }
