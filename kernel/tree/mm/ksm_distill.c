@@ -341,9 +341,9 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 	if (!dup_ok)
 		return level ? level - 1 : 0;
 	/*
-	 * Nearly every one of enough samples merged and none broken: the
-	 * region is dense beyond doubt, and climbing a level a round would
-	 * leave most of it unmerged for nr_levels - 2 more rounds.
+	 * At least half of enough samples merged and none broken: the region
+	 * is dense beyond doubt, and climbing a level a round would leave
+	 * much of it to be merged on levels that sample it sparsely.
 	 */
 	if (ksm_region_dense(rr))
 		return nr_levels - 1;
