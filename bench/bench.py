@@ -496,7 +496,8 @@ def main(argv=None):
                      "torn_samples": run.get("torn_samples", 0)})
         with open(os.path.join(outdir, "series", "%s_%s_%s.csv" % (wl, eng, rep)), "w") as f:
             keys = ["t", "pre", "sharing", "shared", "zero", "full_scans", "scanned", "skipped",
-                    "engine_ns", "cow_ksm", "hs", "up", "dn", "rbot", "rtop", "saved_pm"]
+                    "engine_ns", "cow_ksm", "hs", "up", "dn", "rbot", "rtop", "stall",
+                    "saved_pm"]
             f.write(",".join(keys) + "\n")
             for s in run["samples"]:
                 f.write(",".join(str(s.get(k, "")) for k in keys) + "\n")

@@ -8,11 +8,12 @@
  * "@@WL ready ... pids=a,b" line, time 0 is set and a line
  *   @@S t=<s> pre= sharing= shared= zero= full_scans= scanned= skipped= \
  *       engine_ns= cow_ksm= sl= slc= ul= ulc= hs= up= dn= rbot= rtop= \
- *       saved_pm=
+ *       stall= saved_pm=
  * (sl, slc, ul, ulc: stable and unstable tree lookups and their page
  * compares; hs: words the page hash in force reads, 0 for the checksum;
  * up, dn: the distilling scanner's promotions and demotions; rbot, rtop:
- * its regions on the lowest and on the top level; -1 without the engine's
+ * its regions on the lowest and on the top level; stall: its CPU time
+ * not charged to the budget as host stalls, ms; -1 without the engine's
  * counters)
  * is printed every interval until the workload exits (saved_pm, the saving
  * counted from the workload processes' pagemaps as mapped pages minus
@@ -290,7 +291,7 @@ int main(int argc, char **argv)
 			long long pre = read_ll(K "pages_sharing") + read_ll(K "ksm_zero_pages");
 			long saved = sample % pm_every ? -1 : saved_from_pagemap();
 
-			printf("@@S t=%.3f pre=%lld sharing=%lld shared=%lld zero=%lld full_scans=%lld scanned=%lld skipped=%lld engine_ns=%lld cow_ksm=%lld sl=%lld slc=%lld ul=%lld ulc=%lld hs=%lld up=%lld dn=%lld rbot=%lld rtop=%lld saved_pm=%ld\n",
+			printf("@@S t=%.3f pre=%lld sharing=%lld shared=%lld zero=%lld full_scans=%lld scanned=%lld skipped=%lld engine_ns=%lld cow_ksm=%lld sl=%lld slc=%lld ul=%lld ulc=%lld hs=%lld up=%lld dn=%lld rbot=%lld rtop=%lld stall=%lld saved_pm=%ld\n",
 			       t, pre, read_ll(K "pages_sharing"), read_ll(K "pages_shared"),
 			       read_ll(K "ksm_zero_pages"), read_ll(K "full_scans"),
 			       read_ll(K "pages_scanned"), read_ll(K "pages_skipped"),
@@ -303,7 +304,8 @@ int main(int argc, char **argv)
 			       read_ll(K "uksm_promotions"),
 			       read_ll(K "uksm_demotions"),
 			       read_field(K "uksm_regions", 0),
-			       read_field(K "uksm_regions", -1), saved);
+			       read_field(K "uksm_regions", -1),
+			       read_ll(K "uksm_stall_ms"), saved);
 			sample++;
 			next += interval_ms / 1000.0;
 		} else if (!t0) {

@@ -127,5 +127,6 @@ int main(void)
 	got = bad_pages(mem, want);
 	ksft_test_result(got == 0, "contents intact (%ld bad pages)\n", got);
 	ksm_set("run", 2);
+	ksm_print_stalls();
 	ksft_finished();
 }

@@ -54,6 +54,19 @@ static inline long ksm_get(const char *knob)
 	return strtol(buf, NULL, 0);
 }
 
+/*
+ * Report the CPU time the distilling scanner left out of its budget as host
+ * stalls (a diagnostic line; nothing without the engine's counters).
+ */
+static inline void ksm_print_stalls(void)
+{
+	long n = ksm_get("uksm_stalls");
+
+	if (n >= 0)
+		printf("# host stalls left out of ksmd's budget: %ld batches, %ld ms\n",
+		       n, ksm_get("uksm_stall_ms"));
+}
+
 /* Write a string to a KSM sysfs file; returns 0 or -errno. */
 static inline int ksm_write(const char *knob, const char *val)
 {

@@ -123,5 +123,6 @@ int main(void)
 	ksft_test_result(!bad, "contents intact (%ld pages differ)\n", bad);
 
 	ksm_uksm_restore();
+	ksm_print_stalls();
 	ksft_finished();
 }

@@ -211,6 +211,8 @@ KSM_STAT(uksm_demotions, READ_ONCE(ksm_distill_stats.demotions));
 KSM_STAT(uksm_pages_sampled, READ_ONCE(ksm_distill_stats.sampled));
 KSM_STAT(uksm_pages_skipped, READ_ONCE(ksm_distill_stats.skipped));
 KSM_STAT(uksm_cow_breaks, atomic_long_read(&ksm_distill_stats.cow_breaks));
+KSM_STAT(uksm_stalls, READ_ONCE(ksm_distill_stats.stalls));
+KSM_STAT(uksm_stall_ms, READ_ONCE(ksm_distill_stats.stall_ms));
 KSM_STAT(placement_merges_scan_order,
 	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_SCAN_ORDER]));
 KSM_STAT(placement_merges_hot,
@@ -289,6 +291,8 @@ static struct attribute *ksm_adaptive_attrs[] = {
 	&uksm_pages_sampled_attr.attr,
 	&uksm_pages_skipped_attr.attr,
 	&uksm_cow_breaks_attr.attr,
+	&uksm_stalls_attr.attr,
+	&uksm_stall_ms_attr.attr,
 	&uksm_page_ns_attr.attr,
 	&uksm_regions_attr.attr,
 	&uksm_intervals_attr.attr,

@@ -117,6 +117,12 @@ static struct {
 	u64 cost_pages[KSM_DISTILL_MAX_LEVELS];
 	unsigned long measured;
 	/*
+	 * Decaying average of the CPU time charged a batch, and the time not
+	 * charged as host stalls (ksm_stall_charge()).
+	 */
+	u64 stall_avg_ns;
+	u64 stall_ns;
+	/*
 	 * Coverage: its number, the round it began in, and the regions met
 	 * this round that keep it open (not sampled through yet).
 	 */
@@ -1011,10 +1017,41 @@ u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
 	return div64_u64(busy_ns * (1000 * 100 - aim), aim);
 }
 
+/**
+ * ksm_stall_charge() - the CPU time a batch is charged, a host stall left out
+ * @avg_ns:	decaying average of the time charged the batches before
+ *		(updated)
+ * @busy_ns:	ksmd's CPU time in the batch, as its runtime reads
+ *
+ * Under emulation without steal time (QEMU TCG), a vCPU that the host
+ * deschedules in a batch comes back with the guest's clocks moved on, and
+ * the gap is charged to ksmd as CPU. At the lowest level's 0.2%, each
+ * second of it slept ksmd, every level with it, for about 500 s: new
+ * duplicates sat unmerged for minutes (stop 30's CI). A batch stops after
+ * KSM_DISTILL_BATCH_NS of examining and the walk it is in, so its cost
+ * moves slowly: one that took more than KSM_DISTILL_STALL_X times the
+ * average (and more than KSM_DISTILL_STALL_MIN_NS) is charged that much.
+ * Batches that grow for real (longer walks) raise the average by up to
+ * three quarters a batch, so they are paid in full again within a few;
+ * the charge left out of the few before is not recovered.
+ *
+ * Return: the nanoseconds to charge, at most @busy_ns.
+ */
+u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns)
+{
+	u64 cap = max_t(u64, *avg_ns * KSM_DISTILL_STALL_X,
+			KSM_DISTILL_STALL_MIN_NS);
+	u64 ns = min(busy_ns, cap);
+
+	*avg_ns = *avg_ns - (*avg_ns >> 2) + (ns >> 2);
+	return ns;
+}
+
 /*
  * ksmd used @busy_ns of CPU: split it among the levels as charged, and sleep
  * so that the part of each level l stays within its share p_l
- * (ksm_share_sleep_ns()).
+ * (ksm_share_sleep_ns()). The costs of a page are measured on all of it; the
+ * budget is charged without a host stall (ksm_stall_charge()).
  */
 static u64 distill_batch_sleep_ns(u64 busy_ns)
 {
@@ -1040,6 +1077,15 @@ static u64 distill_batch_sleep_ns(u64 busy_ns)
 		page_cost(l, ns, ds.batch[l]);
 		ds.batch[l] = 0;
 		ds.batch_ns[l] = 0;
+	}
+	ns = ksm_stall_charge(&ds.stall_avg_ns, busy_ns);
+	if (ns < busy_ns) {
+		ds.stall_ns += busy_ns - ns;
+		WRITE_ONCE(ksm_distill_stats.stalls,
+			   ksm_distill_stats.stalls + 1);
+		WRITE_ONCE(ksm_distill_stats.stall_ms,
+			   div_u64(ds.stall_ns, NSEC_PER_MSEC));
+		busy_ns = ns;
 	}
 	if (!total) {
 		/* Nothing charged: count it to the bottom level. */

@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 
 struct mm_struct;
@@ -32,6 +33,14 @@ struct ksm_rmap_item;
 #define KSM_DISTILL_STRAGGLERS	8UL
 /* Percent of a level's CPU share its sleeps aim at (ksm_share_sleep_ns()). */
 #define KSM_DISTILL_AIM_PCT	95
+/*
+ * A batch is charged at most KSM_DISTILL_STALL_X times the decaying average
+ * of the batches charged before it, and never held below
+ * KSM_DISTILL_STALL_MIN_NS (five batches): more is taken for a host stall
+ * (ksm_stall_charge()).
+ */
+#define KSM_DISTILL_STALL_X	4
+#define KSM_DISTILL_STALL_MIN_NS	(10 * NSEC_PER_MSEC)
 
 /**
  * struct ksm_region_walk - how mm/ksm.c's walk may cross a region: its own
@@ -293,6 +302,9 @@ struct ksm_distill_stats {
 	unsigned long regions[KSM_DISTILL_MAX_LEVELS];
 	unsigned long interval[KSM_DISTILL_MAX_LEVELS];
 	unsigned long page_ns[KSM_DISTILL_MAX_LEVELS];
+	/* Batches charged less than their CPU time, and the time left (ms). */
+	unsigned long stalls;
+	unsigned long stall_ms;
 };
 
 #ifdef CONFIG_KSM_ADAPTIVE
@@ -313,6 +325,7 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 bool ksm_region_dense(const struct ksm_region_round *rr);
 bool ksm_region_through(const struct ksm_region_round *rr);
 u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille);
+u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns);
 unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
 			       unsigned long interval, unsigned long *quota);
 unsigned long ksm_offset_perm(u32 seed, unsigned long round,

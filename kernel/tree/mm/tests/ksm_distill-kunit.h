@@ -182,6 +182,48 @@ static void ksm_distill_budget_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ksm_share_sleep_ns(95, 0), ksm_share_sleep_ns(95, 1));
 }
 
+static void ksm_distill_stall_test(struct kunit *test)
+{
+	u64 avg = 0, ms = NSEC_PER_MSEC;
+	int i;
+
+	/* The first batch: up to the floor. */
+	KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 3 * ms), 3 * ms);
+	KUNIT_EXPECT_EQ(test, avg, 3 * ms / 4);
+	avg = 0;
+	KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 1000 * ms), 10 * ms);
+
+	/* Steady 2.5 ms batches are paid in full... */
+	avg = 0;
+	for (i = 0; i < 40; i++)
+		KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 2500000), 2500000ULL);
+	KUNIT_EXPECT_GE(test, avg, 2400000ULL);
+	KUNIT_EXPECT_LE(test, avg, 2500000ULL);
+	/* ...a stall of a second among them is charged the floor... */
+	KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 1000 * ms), 10 * ms);
+	/* ...and the batches after it in full. */
+	KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 2500000), 2500000ULL);
+
+	/* Above the floor: up to four times the average. */
+	avg = 20 * ms;
+	KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 79 * ms), 79 * ms);
+	avg = 20 * ms;
+	KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 500 * ms), 80 * ms);
+	KUNIT_EXPECT_EQ(test, avg, 35 * ms);
+
+	/* Work that grows for real is paid in full within a few batches. */
+	avg = 2500000;
+	for (i = 0; i < 8; i++)
+		if (ksm_stall_charge(&avg, 100 * ms) == 100 * ms)
+			break;
+	KUNIT_EXPECT_LT(test, i, 8);
+	KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 100 * ms), 100 * ms);
+
+	/* Never more than the batch used. */
+	avg = 100 * ms;
+	KUNIT_EXPECT_EQ(test, ksm_stall_charge(&avg, 0), 0ULL);
+}
+
 static void ksm_distill_round_time_test(struct kunit *test)
 {
 	/* Every level populated: t / N each. */
@@ -827,6 +869,7 @@ static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_tree_lost_test),
 	KUNIT_CASE(ksm_distill_perm_test),
 	KUNIT_CASE(ksm_distill_budget_test),
+	KUNIT_CASE(ksm_distill_stall_test),
 	KUNIT_CASE(ksm_distill_round_time_test),
 	KUNIT_CASE(ksm_distill_sample_test),
 	KUNIT_CASE(ksm_distill_run_test),
