@@ -1034,9 +1034,10 @@ u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
  * Batches that grow for real (longer walks) raise the average by up to
  * three quarters a batch, so they are paid in full again within a few;
  * the charge left out of the few before is not recovered. A lone batch that
- * really took that long is charged as a stall: under TCG with the lowest
- * level at 10%, that left out 2.3% of ksmd's CPU time, within the margin
- * the sleeps keep below the share (KSM_DISTILL_AIM_PCT).
+ * really took that long is charged as a stall too: under TCG with the
+ * lowest level at 10% and no stall made on purpose, 2.3-2.5% of what the
+ * share allowed was left out, within the margin the sleeps keep below it
+ * (KSM_DISTILL_AIM_PCT).
  *
  * Return: the nanoseconds to charge, at most @busy_ns.
  */
