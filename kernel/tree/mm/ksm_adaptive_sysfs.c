@@ -213,6 +213,8 @@ KSM_STAT(uksm_pages_skipped, READ_ONCE(ksm_distill_stats.skipped));
 KSM_STAT(uksm_cow_breaks, atomic_long_read(&ksm_distill_stats.cow_breaks));
 KSM_STAT(uksm_stalls, READ_ONCE(ksm_distill_stats.stalls));
 KSM_STAT(uksm_stall_ms, READ_ONCE(ksm_distill_stats.stall_ms));
+KSM_STAT(uksm_probes, READ_ONCE(ksm_distill_stats.probes));
+KSM_STAT(uksm_probe_fails, READ_ONCE(ksm_distill_stats.probe_fails));
 KSM_STAT(placement_merges_scan_order,
 	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_SCAN_ORDER]));
 KSM_STAT(placement_merges_hot,
@@ -293,6 +295,8 @@ static struct attribute *ksm_adaptive_attrs[] = {
 	&uksm_cow_breaks_attr.attr,
 	&uksm_stalls_attr.attr,
 	&uksm_stall_ms_attr.attr,
+	&uksm_probes_attr.attr,
+	&uksm_probe_fails_attr.attr,
 	&uksm_page_ns_attr.attr,
 	&uksm_regions_attr.attr,
 	&uksm_intervals_attr.attr,

@@ -388,6 +388,55 @@ bool ksm_region_through(const struct ksm_region_round *rr)
 	       rr->ksm_seen >= rr->pages;
 }
 
+/**
+ * ksm_probe_verdict() - whether a region's probe lets it go to the top level
+ * @p:		what the probe saw
+ *
+ * UKSM's COW-break ratio is judged a round at a time, on the round's merges:
+ * a region whose writes undo each merged page once in minutes, 100 breaks
+ * a second over 16384 pages (our `cow-broken`), breaks 1% of a round's
+ * merges and passes Vcow, and is merged through at the top level only for
+ * most of it to be broken again. The probe weighs breaks against the time
+ * merged pages stood: it fails when they were broken more than once in
+ * KSM_DISTILL_PROBE_LIFE_S page-seconds, as soon as that many breaks are
+ * in, and passes at KSM_DISTILL_PROBE_EXPOSURE_S page-seconds without
+ * them, or at @p->max_ms, for a small region that cannot stand that long,
+ * on what it saw. With 1536 and 600, three breaks fail it: a region whose
+ * merged pages last 50 minutes on average between writes fails in about
+ * 1.5% of probes, one whose pages last under three minutes (`cow-broken`'s
+ * 164 s) passes in under 0.5%.
+ *
+ * Return: KSM_PROBE_FAIL, KSM_PROBE_PASS, or KSM_PROBE_WAIT.
+ */
+enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p)
+{
+	u64 exposure = p->exposure_ms;
+	u64 enough = (u64)KSM_DISTILL_PROBE_EXPOSURE_S * MSEC_PER_SEC;
+
+	if ((u64)p->cow * KSM_DISTILL_PROBE_LIFE_S * MSEC_PER_SEC >
+	    max(exposure, enough))
+		return KSM_PROBE_FAIL;
+	if (exposure >= enough || p->age_ms >= p->max_ms)
+		return KSM_PROBE_PASS;
+	return KSM_PROBE_WAIT;
+}
+
+/**
+ * ksm_cow_shift_next() - how sparse a region held after a failed probe is
+ * sampled next round
+ * @shift:	its shift this round (at least 1: held)
+ * @cow:	COW breaks of its merged pages counted in the round
+ *
+ * Return: one more (at most KSM_DISTILL_COW_SHIFT_MAX) when its merged pages
+ * were broken, one less when not: at 0 it is free to probe again.
+ */
+unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow)
+{
+	if (cow)
+		return min(shift + 1, KSM_DISTILL_COW_SHIFT_MAX);
+	return shift ? shift - 1 : 0;
+}
+
 /* Vlife of this round: the knob, or by default the governor's round. */
 static unsigned int life_ms(void)
 {
@@ -493,6 +542,65 @@ static unsigned long region_pages(const struct ksm_region *r)
 }
 
 /*
+ * @r takes its probe's samples: about KSM_DISTILL_PROBE_PAGES, one page
+ * each, spread over it and charged at the top level's share (the top
+ * level's work, which the probe decides on). Then it waits for the verdict
+ * at its level's interval.
+ */
+static bool region_probe_sampling(const struct ksm_region *r)
+{
+	return r->probing && r->probe_sampled < KSM_DISTILL_PROBE_PAGES;
+}
+
+/* The level @r's samples are charged and measured at. */
+static unsigned int region_charge_level(const struct ksm_region *r)
+{
+	return region_probe_sampling(r) ? ds.nr_levels - 1 : r->level;
+}
+
+/*
+ * @r proved dense below the top level (ksm_region_dense()): it probes
+ * before it goes there. The probe counts from the round's first merge, the
+ * round's merges so far taken as spread evenly since.
+ */
+static void region_probe_start(struct ksm_region *r)
+{
+	unsigned long age = jiffies_to_msecs(jiffies - r->merged_since);
+
+	r->probing = true;
+	r->probe_since = r->merged_since;
+	r->probe_sampled = 0;
+	r->probe_merged = r->merged;
+	r->probe_msum = r->merged * age / 2;
+	r->probe_cow = 0;
+	ksm_distill_stats.probes++;
+}
+
+/* The verdict on @r's probe, @cow breaks not yet in its count. */
+static enum ksm_probe_verdict region_probe_verdict(struct ksm_region *r,
+						   unsigned long cow)
+{
+	unsigned long age = jiffies_to_msecs(jiffies - r->probe_since);
+	unsigned long total = r->probe_merged * age;
+	struct ksm_probe p = {
+		.merged = r->probe_merged,
+		.exposure_ms = total - min(total, r->probe_msum),
+		.cow = r->probe_cow + cow,
+		.age_ms = age,
+		.max_ms = 2 * life_ms(),
+	};
+	enum ksm_probe_verdict v = ksm_probe_verdict(&p);
+
+	if (v != KSM_PROBE_WAIT)
+		r->probing = false;
+	if (v == KSM_PROBE_FAIL) {
+		r->cow_shift = 1;
+		ksm_distill_stats.probe_fails++;
+	}
+	return v;
+}
+
+/*
  * The level's interval, but no more than the region's size rounded up to a
  * power of two: a round then samples a small region at most once, and a
  * round without a sample of it wastes no more than half.
@@ -500,8 +608,13 @@ static unsigned long region_pages(const struct ksm_region *r)
 static unsigned long region_interval(const struct ksm_region *r)
 {
 	unsigned long iv = max(1UL, ds.interval[r->level]);
+	unsigned long pages = region_pages(r);
 
-	return min(iv, roundup_pow_of_two(region_pages(r)));
+	if (region_probe_sampling(r))
+		iv = min(iv, max(1UL, pages / KSM_DISTILL_PROBE_PAGES));
+	else if (r->cow_shift)
+		iv <<= r->cow_shift;
+	return min(iv, roundup_pow_of_two(pages));
 }
 
 static void region_destroy(struct ksm_region *r)
@@ -535,6 +648,40 @@ static bool region_stretches(const struct ksm_region *r)
 	return ds.nr_levels > 1 && r->level == ds.nr_levels - 1;
 }
 
+/*
+ * @r's level for the next round: a probe's verdict, its hold after a failed
+ * one (level 0), or ksm_region_next_level(); a dense region that the latter
+ * would send to the top probes first, as region_promote_early() has it.
+ */
+static unsigned int region_next_level(struct ksm_region *r,
+				      const struct ksm_region_round *rr)
+{
+	unsigned int top = ds.nr_levels - 1;
+	int level;
+
+	if (r->probing) {
+		r->probe_cow += rr->cow;
+		switch (region_probe_verdict(r, 0)) {
+		case KSM_PROBE_PASS:
+			return top;
+		case KSM_PROBE_FAIL:
+			return 0;
+		default:
+			return min(r->level, top);
+		}
+	}
+	if (r->cow_shift) {
+		r->cow_shift = ksm_cow_shift_next(r->cow_shift, rr->cow);
+		return 0;
+	}
+	level = ksm_region_next_level(r->level, ds.nr_levels, rr, &ds.th);
+	if (level == top && r->level < top && ksm_region_dense(rr)) {
+		region_probe_start(r);
+		return r->level;
+	}
+	return level;
+}
+
 /* First sight of @r in this round: judge its previous round, restart. */
 static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 {
@@ -562,7 +709,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 		r->reopen_epoch = ds.epoch;
 	spin_unlock(&dm->lock);
 
-	level = ksm_region_next_level(r->level, ds.nr_levels, &rr, &ds.th);
+	level = region_next_level(r, &rr);
 	r->through = ksm_region_through(&rr);
 	if (level > r->level)
 		ksm_distill_stats.promotions++;
@@ -715,6 +862,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 		nr->level = from->level;
 		nr->born = from->born;
 		nr->born_epoch = from->born_epoch;
+		nr->cow_shift = from->cow_shift;
 	}
 	nr->seen = ds.round - 1;
 	/* Insert before the first region that starts at or after @start. */
@@ -799,6 +947,8 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 	/* The run: free slots from @next on, in the page table of @next. */
 	if (r->stretch)
 		most = min_t(unsigned long, r->quota, DISTILL_RUN_LOW);
+	else if (region_probe_sampling(r))
+		most = 1;
 	else
 		most = r->level ? DISTILL_RUN : DISTILL_RUN_LOW;
 	addr = r->start + (next << PAGE_SHIFT);
@@ -818,6 +968,8 @@ static void distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
 		r->quota -= min_t(unsigned long, r->quota, nr);
 	} else {
 		r->cursor = idx + nr * region_interval(r);
+		if (r->probing)
+			r->probe_sampled += nr;
 	}
 	for (; idx < end; idx++)
 		region_cover(r, idx);
@@ -825,14 +977,16 @@ static void distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
 
 /*
  * @r, below the top level, proved dense beyond doubt in this round before
- * its end (ksm_region_dense()), with merges that stood for Vlife without a
- * COW break (breaks follow merges: a region whose merges its writes undo
- * shows none at its first merges): it goes to the top level now rather than
- * at its next judging, which would leave it a round more (seconds at the
- * lowest level's share) on a level that samples a few pages of it. The rest
- * of the round samples it at the top level's interval from where the walk
- * is; the next judging weighs that part only. Its COW breaks are read
- * without the lock: one missed here is counted at the next judging.
+ * its end (ksm_region_dense()): it takes the probe (ksm_probe_verdict()),
+ * whose merges must stand long enough without COW breaks (breaks follow
+ * merges: a region whose merges its writes undo shows none at its first
+ * merges), and once it passes goes to the top level now rather than at its
+ * next judging, which would leave it a round more (seconds at the lowest
+ * level's share) on a level that samples a few pages of it. The rest of the
+ * round samples it at the top level's interval from where the walk is; the
+ * next judging weighs that part only. Its COW breaks are read without the
+ * lock: one missed here is counted at the next judging. A region held after
+ * a failed probe does not probe again before its judging frees it.
  */
 static void region_promote_early(struct ksm_distill_mm *dm,
 				 struct ksm_region *r)
@@ -845,8 +999,12 @@ static void region_promote_early(struct ksm_distill_mm *dm,
 	unsigned int top = ds.nr_levels - 1;
 	unsigned long pages = region_pages(r);
 
-	if (!ksm_region_dense(&rr) ||
-	    jiffies_to_msecs(jiffies - r->merged_since) < life_ms())
+	if (!r->probing) {
+		if (!r->cow_shift && ksm_region_dense(&rr))
+			region_probe_start(r);
+		return;
+	}
+	if (region_probe_verdict(r, rr.cow) != KSM_PROBE_PASS)
 		return;
 	ksm_distill_stats.promotions++;
 	trace_ksm_uksm_level(dm->mm, r->start, r->end, r->level, top,
@@ -873,6 +1031,10 @@ static void region_merged(struct ksm_distill_mm *dm, struct ksm_region *r)
 {
 	if (!r->merged++)
 		r->merged_since = jiffies;
+	if (r->probing) {
+		r->probe_merged++;
+		r->probe_msum += jiffies_to_msecs(jiffies - r->probe_since);
+	}
 	if (r->merged >= KSM_DISTILL_JUMP_EVIDENCE &&
 	    r->level < ds.nr_levels - 1)
 		region_promote_early(dm, r);
@@ -881,7 +1043,9 @@ static void region_merged(struct ksm_distill_mm *dm, struct ksm_region *r)
 static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 			     bool was_merged, bool merged, u64 ns)
 {
-	ds.batch_ns[r->level] += ns;
+	unsigned int l = region_charge_level(r);
+
+	ds.batch_ns[l] += ns;
 	r->sampled++;
 	if (was_merged)
 		r->ksm_seen++;
@@ -889,8 +1053,8 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 		region_merged(dm, r);
 	dm->sampled++;
 	ksm_distill_stats.sampled++;
-	ds.batch[r->level]++;
-	ds.last_level = r->level;
+	ds.batch[l]++;
+	ds.last_level = l;
 	ds.stretch_sampled = true;
 }
 

@@ -26,6 +26,23 @@ struct ksm_rmap_item;
 #define KSM_DISTILL_JUMP_EVIDENCE	32UL
 #define KSM_DISTILL_JUMP_PCT	50
 /*
+ * The probe a region that proves dense below the top level takes before it
+ * goes there (ksm_probe_verdict()): about KSM_DISTILL_PROBE_PAGES samples
+ * spread over it, charged at the top level's share; it passes once its
+ * merged pages stood KSM_DISTILL_PROBE_EXPOSURE_S page-seconds in all, or
+ * twice Vlife went by, unless its merged pages were COW-broken more than
+ * once in KSM_DISTILL_PROBE_LIFE_S page-seconds of them: merges that writes
+ * undo within ten minutes on average are not worth the top level's CPU, nor
+ * the COW faults. A region whose probe failed is held on level 0, sampled
+ * 2^@cow_shift times sparser, @cow_shift one higher after each judging
+ * that counted COW breaks and one lower after each that counted none, up
+ * to KSM_DISTILL_COW_SHIFT_MAX; it may probe again at 0.
+ */
+#define KSM_DISTILL_PROBE_PAGES		512UL
+#define KSM_DISTILL_PROBE_EXPOSURE_S	1536UL
+#define KSM_DISTILL_PROBE_LIFE_S	600UL
+#define KSM_DISTILL_COW_SHIFT_MAX	6U
+/*
  * A round that found this many times more pages merged already than it
  * merged new ones met the stragglers of a region merged through: no
  * promotion.
@@ -112,6 +129,17 @@ struct ksm_region_walk {
  *		passed over, with none newly merged and no COW break: this
  *		round's walk may cross it in one step (->through())
  * @walk:	mm/ksm.c's: where its walk may go straight to
+ * @probing:	taking the probe before the top level (ksm_probe_verdict())
+ * @probe_since: jiffies the probe counts from: the first merge of the round
+ *		it began in
+ * @probe_sampled: samples taken at the probe's interval
+ * @probe_merged: pages merged since @probe_since
+ * @probe_msum:	sum over those of the milliseconds from @probe_since to
+ *		their merge
+ * @probe_cow:	COW breaks counted at judgings since the probe began (the
+ *		round's own are in @cow)
+ * @cow_shift:	held on level 0 after a failed probe, sampled 2^@cow_shift
+ *		times sparser; 0 when not held
  *
  * The region list and the region fields but @cow are written only by ksmd,
  * holding the mm's mmap lock for read and &ksm_distill_mm.lock; ksmd reads
@@ -142,6 +170,13 @@ struct ksm_region {
 	unsigned long quota;
 	bool through;
 	struct ksm_region_walk walk;
+	bool probing;
+	unsigned long probe_since;
+	unsigned long probe_sampled;
+	unsigned long probe_merged;
+	unsigned long probe_msum;
+	unsigned long probe_cow;
+	unsigned int cow_shift;
 };
 
 /**
@@ -181,6 +216,28 @@ struct ksm_region_round {
 	unsigned long age_ms;
 	unsigned long pages;
 	bool stretch;
+};
+
+/**
+ * struct ksm_probe - what a region's probe saw so far
+ * @merged:	pages merged since it counts
+ * @exposure_ms: their age, summed: page-milliseconds merged
+ * @cow:	COW breaks of the region's merged pages since it counts
+ * @age_ms:	milliseconds since it counts
+ * @max_ms:	milliseconds after which it decides on what it saw (2 Vlife)
+ */
+struct ksm_probe {
+	unsigned long merged;
+	unsigned long exposure_ms;
+	unsigned long cow;
+	unsigned long age_ms;
+	unsigned long max_ms;
+};
+
+enum ksm_probe_verdict {
+	KSM_PROBE_WAIT,
+	KSM_PROBE_PASS,
+	KSM_PROBE_FAIL,
 };
 
 /**
@@ -305,6 +362,9 @@ struct ksm_distill_stats {
 	/* Batches charged less than their CPU time, and the time left (ms). */
 	unsigned long stalls;
 	unsigned long stall_ms;
+	/* Probes begun, and those that failed. */
+	unsigned long probes;
+	unsigned long probe_fails;
 };
 
 #ifdef CONFIG_KSM_ADAPTIVE
@@ -323,6 +383,8 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 			  const struct ksm_region_round *rr,
 			  const struct ksm_distill_thresholds *th);
 bool ksm_region_dense(const struct ksm_region_round *rr);
+enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p);
+unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow);
 bool ksm_region_through(const struct ksm_region_round *rr);
 u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille);
 u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns);

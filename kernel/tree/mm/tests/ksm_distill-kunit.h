@@ -428,6 +428,7 @@ static void ksm_distill_dense_test(struct kunit *test)
 	unsigned int nr_levels = ds.nr_levels, life = ds.th.life_ms, i;
 	unsigned long round = ds.round, interval = ds.interval[3];
 	unsigned long promotions = ksm_distill_stats.promotions;
+	unsigned long probes = ksm_distill_stats.probes;
 
 	KUNIT_EXPECT_TRUE(test, ksm_region_dense(&rr));
 	/* Too few samples say nothing... */
@@ -442,9 +443,9 @@ static void ksm_distill_dense_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ksm_region_dense(&rr));
 
 	/*
-	 * A region on level 0 that proves dense in the round goes to the top
-	 * at once, from where the walk is, once its merges stood for Vlife
-	 * without a COW break.
+	 * A region on level 0 that proves dense in the round takes the probe,
+	 * and goes to the top at once, from where the walk is, once the probe
+	 * passes.
 	 */
 	ds.nr_levels = 4;
 	ds.th.life_ms = 1000;
@@ -455,19 +456,28 @@ static void ksm_distill_dense_test(struct kunit *test)
 	for (i = 0; i < KSM_DISTILL_JUMP_EVIDENCE - 4; i++)
 		region_merged(&dm, &r);
 	KUNIT_EXPECT_EQ(test, r.level, 0U);
-	/* Dense now, but its merges are younger than Vlife. */
+	KUNIT_EXPECT_FALSE(test, r.probing);
+	/* Dense now: the probe begins, counting the round's merges. */
 	for (; i < KSM_DISTILL_JUMP_EVIDENCE; i++)
 		region_merged(&dm, &r);
 	KUNIT_EXPECT_EQ(test, r.level, 0U);
+	KUNIT_EXPECT_TRUE(test, r.probing);
+	KUNIT_EXPECT_EQ(test, r.probe_merged, KSM_DISTILL_JUMP_EVIDENCE);
 	KUNIT_EXPECT_EQ(test, r.merged, KSM_DISTILL_JUMP_EVIDENCE);
-	/* A COW break since holds it. */
-	r.merged_since = jiffies - msecs_to_jiffies(1000);
-	r.cow = 1;
+	/* Its merges stood 33 page-seconds, a second: it waits. */
+	r.probe_since = jiffies - msecs_to_jiffies(1000);
+	r.probe_msum = 0;
 	region_merged(&dm, &r);
 	KUNIT_EXPECT_EQ(test, r.level, 0U);
-	r.cow = 0;
+	KUNIT_EXPECT_TRUE(test, r.probing);
+	/* Twice Vlife gone by with two COW breaks: it passes. */
+	r.probe_since = jiffies - msecs_to_jiffies(2000);
+	r.probe_cow = 1;
+	r.cow = 1;
 	region_merged(&dm, &r);
 	KUNIT_EXPECT_EQ(test, r.level, 3U);
+	KUNIT_EXPECT_FALSE(test, r.probing);
+	r.cow = 0;
 	KUNIT_EXPECT_EQ(test, r.sampled, 0UL);
 	KUNIT_EXPECT_EQ(test, r.merged, 0UL);
 	KUNIT_EXPECT_EQ(test, r.cursor, 0UL);
@@ -484,6 +494,113 @@ static void ksm_distill_dense_test(struct kunit *test)
 	ds.interval[3] = interval;
 	WRITE_ONCE(ksm_distill_stats.interval[3], interval);
 	ksm_distill_stats.promotions = promotions;
+	ksm_distill_stats.probes = probes;
+}
+
+static void ksm_distill_probe_test(struct kunit *test)
+{
+	const unsigned long s = MSEC_PER_SEC;
+	struct ksm_probe p = { .merged = 512, .age_ms = 1000, .max_ms = 4000 };
+	struct ksm_region r = {
+		.start = 0x100000, .end = 0x100000 + 16384 * PAGE_SIZE,
+		.born = jiffies - 10 * HZ, .merged = 64,
+	};
+	struct ksm_region_round rr = { .sampled = 64, .merged = 64,
+				       .age_ms = 10000, .pages = 16384 };
+	struct ksm_distill_thresholds th = ds.th;
+	unsigned int nr_levels = ds.nr_levels;
+	unsigned long interval = ds.interval[0], round = ds.round;
+	unsigned long probes = ksm_distill_stats.probes;
+	unsigned long fails = ksm_distill_stats.probe_fails;
+
+	r.cover_map = kunit_kcalloc(test, BITS_TO_LONGS(16384),
+				    sizeof(unsigned long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r.cover_map);
+	/* Too little exposure, too young, two breaks: it waits. */
+	p.exposure_ms = 512 * s;
+	p.cow = 2;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_WAIT);
+	/* Enough page-seconds with two breaks: it passes. */
+	p.exposure_ms = KSM_DISTILL_PROBE_EXPOSURE_S * s;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_PASS);
+	/* Three breaks fail it, early or at the end. */
+	p.cow = 3;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_FAIL);
+	p.exposure_ms = 100 * s;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_FAIL);
+	/* More exposure allows more breaks: one a LIFE of page-seconds. */
+	p.exposure_ms = 4 * KSM_DISTILL_PROBE_LIFE_S * s;
+	p.cow = 4;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_PASS);
+	p.cow = 5;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_FAIL);
+	/* A small region decides at max_ms on what it saw. */
+	p.exposure_ms = 64 * s;
+	p.cow = 0;
+	p.age_ms = 3999;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_WAIT);
+	p.age_ms = 4000;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_PASS);
+	p.cow = 3;
+	KUNIT_EXPECT_EQ(test, ksm_probe_verdict(&p), KSM_PROBE_FAIL);
+
+	/* A held region: sparser after breaks, freed after quiet rounds. */
+	KUNIT_EXPECT_EQ(test, ksm_cow_shift_next(1, 5), 2U);
+	KUNIT_EXPECT_EQ(test, ksm_cow_shift_next(KSM_DISTILL_COW_SHIFT_MAX, 1),
+			KSM_DISTILL_COW_SHIFT_MAX);
+	KUNIT_EXPECT_EQ(test, ksm_cow_shift_next(3, 0), 2U);
+	KUNIT_EXPECT_EQ(test, ksm_cow_shift_next(1, 0), 0U);
+
+	/*
+	 * Judged dense on level 0 (cow-broken's 16384 pages): no jump, the
+	 * probe begins; it samples one page in 32 at the top level's share,
+	 * then at its level's interval.
+	 */
+	ds.nr_levels = 4;
+	ds.th = test_th;
+	ds.th.life_ms = 2000;
+	ds.interval[0] = 61;
+	ds.round = 9;
+	r.merged_since = jiffies - msecs_to_jiffies(500);
+	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 0U);
+	KUNIT_EXPECT_TRUE(test, r.probing);
+	KUNIT_EXPECT_EQ(test, ksm_distill_stats.probes, probes + 1);
+	KUNIT_EXPECT_EQ(test, r.probe_merged, 64UL);
+	KUNIT_EXPECT_EQ(test, region_interval(&r), 32UL);
+	KUNIT_EXPECT_EQ(test, region_charge_level(&r), 3U);
+	r.probe_sampled = KSM_DISTILL_PROBE_PAGES;
+	KUNIT_EXPECT_EQ(test, region_interval(&r), 61UL);
+	KUNIT_EXPECT_EQ(test, region_charge_level(&r), 0U);
+	/* Its round counted three breaks: failed, held on level 0. */
+	rr.cow = 3;
+	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 0U);
+	KUNIT_EXPECT_FALSE(test, r.probing);
+	KUNIT_EXPECT_EQ(test, r.cow_shift, 1U);
+	KUNIT_EXPECT_EQ(test, ksm_distill_stats.probe_fails, fails + 1);
+	KUNIT_EXPECT_EQ(test, region_interval(&r), 122UL);
+	/* Held: dense and broken, it stays, sparser; quiet, it is freed. */
+	rr.cow = 1;
+	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 0U);
+	KUNIT_EXPECT_EQ(test, r.cow_shift, 2U);
+	KUNIT_EXPECT_EQ(test, region_interval(&r), 244UL);
+	rr.cow = 0;
+	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 0U);
+	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 0U);
+	KUNIT_EXPECT_EQ(test, r.cow_shift, 0U);
+	KUNIT_EXPECT_FALSE(test, r.probing);
+	/* Free, dense again: a new probe. Passed at its judging: the top. */
+	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 0U);
+	KUNIT_EXPECT_TRUE(test, r.probing);
+	r.probe_since = jiffies - msecs_to_jiffies(4000);
+	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 3U);
+	KUNIT_EXPECT_FALSE(test, r.probing);
+
+	ds.nr_levels = nr_levels;
+	ds.th = th;
+	ds.interval[0] = interval;
+	ds.round = round;
+	ksm_distill_stats.probes = probes;
+	ksm_distill_stats.probe_fails = fails;
 }
 
 /* walk_runs() gave @n == 2 runs: at slots @g0 and @g1, @l0 and @l1 long. */
@@ -874,6 +991,7 @@ static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_sample_test),
 	KUNIT_CASE(ksm_distill_run_test),
 	KUNIT_CASE(ksm_distill_dense_test),
+	KUNIT_CASE(ksm_distill_probe_test),
 	KUNIT_CASE(ksm_distill_stretch_test),
 	KUNIT_CASE(ksm_distill_stretch_part_test),
 	KUNIT_CASE(ksm_distill_reopen_test),
