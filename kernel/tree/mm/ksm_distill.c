@@ -552,10 +552,15 @@ static bool region_probe_sampling(const struct ksm_region *r)
 	return r->probing && r->probe_sampled < KSM_DISTILL_PROBE_PAGES;
 }
 
-/* The level @r's samples are charged and measured at. */
+/*
+ * The level @r's next examined sample is charged and measured at: a
+ * probe's sample is paid at the top level's share even when the walk's
+ * batch took the probe's last samples and the probe stopped sampling
+ * before they were examined.
+ */
 static unsigned int region_charge_level(const struct ksm_region *r)
 {
-	return region_probe_sampling(r) ? ds.nr_levels - 1 : r->level;
+	return r->probe_unpaid ? ds.nr_levels - 1 : r->level;
 }
 
 /*
@@ -571,7 +576,7 @@ static void region_probe_start(struct ksm_region *r)
 	r->probe_since = r->merged_since;
 	r->probe_sampled = 0;
 	r->probe_merged = r->merged;
-	r->probe_msum = r->merged * age / 2;
+	r->probe_msum = (u64)r->merged * age / 2;
 	r->probe_cow = 0;
 	ksm_distill_stats.probes++;
 }
@@ -581,9 +586,8 @@ static enum ksm_probe_verdict region_probe_verdict(struct ksm_region *r,
 						   unsigned long cow)
 {
 	unsigned long age = jiffies_to_msecs(jiffies - r->probe_since);
-	unsigned long total = r->probe_merged * age;
+	u64 total = (u64)r->probe_merged * age;
 	struct ksm_probe p = {
-		.merged = r->probe_merged,
 		.exposure_ms = total - min(total, r->probe_msum),
 		.cow = r->probe_cow + cow,
 		.age_ms = age,
@@ -819,6 +823,8 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	}
 	if (&r->list != &dm->regions && r->start == start && r->end == end &&
 	    r->cookie == cookie) {
+		/* A new batch: the last one's samples not examined are lost. */
+		r->probe_unpaid = 0;
 		if (r->seen != ds.round)
 			region_judge(r, dm);
 		return r;
@@ -967,6 +973,8 @@ static void distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
 		r->cursor = end;
 		r->quota -= min_t(unsigned long, r->quota, nr);
 	} else {
+		if (region_probe_sampling(r))
+			r->probe_unpaid += nr;
 		r->cursor = idx + nr * region_interval(r);
 		if (r->probing)
 			r->probe_sampled += nr;
@@ -1045,6 +1053,8 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 {
 	unsigned int l = region_charge_level(r);
 
+	if (r->probe_unpaid)
+		r->probe_unpaid--;
 	ds.batch_ns[l] += ns;
 	r->sampled++;
 	if (was_merged)

@@ -133,6 +133,9 @@ struct ksm_region_walk {
  * @probe_since: jiffies the probe counts from: the first merge of the round
  *		it began in
  * @probe_sampled: samples taken at the probe's interval
+ * @probe_unpaid: of those, the ones of the walk's current batch not yet
+ *		examined: they are charged at the top level's share
+ *		(region_charge_level()), however the probe stands by then
  * @probe_merged: pages merged since @probe_since
  * @probe_msum:	sum over those of the milliseconds from @probe_since to
  *		their merge
@@ -173,8 +176,9 @@ struct ksm_region {
 	bool probing;
 	unsigned long probe_since;
 	unsigned long probe_sampled;
+	unsigned int probe_unpaid;
 	unsigned long probe_merged;
-	unsigned long probe_msum;
+	u64 probe_msum;
 	unsigned long probe_cow;
 	unsigned int cow_shift;
 };
@@ -220,15 +224,14 @@ struct ksm_region_round {
 
 /**
  * struct ksm_probe - what a region's probe saw so far
- * @merged:	pages merged since it counts
- * @exposure_ms: their age, summed: page-milliseconds merged
+ * @exposure_ms: page-milliseconds merged: the age of each page merged since
+ *		it counts, summed
  * @cow:	COW breaks of the region's merged pages since it counts
  * @age_ms:	milliseconds since it counts
  * @max_ms:	milliseconds after which it decides on what it saw (2 Vlife)
  */
 struct ksm_probe {
-	unsigned long merged;
-	unsigned long exposure_ms;
+	u64 exposure_ms;
 	unsigned long cow;
 	unsigned long age_ms;
 	unsigned long max_ms;

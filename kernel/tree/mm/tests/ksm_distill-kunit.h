@@ -500,7 +500,8 @@ static void ksm_distill_dense_test(struct kunit *test)
 static void ksm_distill_probe_test(struct kunit *test)
 {
 	const unsigned long s = MSEC_PER_SEC;
-	struct ksm_probe p = { .merged = 512, .age_ms = 1000, .max_ms = 4000 };
+	struct ksm_probe p = { .age_ms = 1000, .max_ms = 4000 };
+	struct ksm_distill_mm dm = { };
 	struct ksm_region r = {
 		.start = 0x100000, .end = 0x100000 + 16384 * PAGE_SIZE,
 		.born = jiffies - 10 * HZ, .merged = 64,
@@ -512,6 +513,10 @@ static void ksm_distill_probe_test(struct kunit *test)
 	unsigned long interval = ds.interval[0], round = ds.round;
 	unsigned long probes = ksm_distill_stats.probes;
 	unsigned long fails = ksm_distill_stats.probe_fails;
+	unsigned long batch = ds.batch[3], sampled = ksm_distill_stats.sampled;
+	u64 batch_ns = ds.batch_ns[3];
+	unsigned int last_level = ds.last_level;
+	bool stretch_sampled = ds.stretch_sampled;
 
 	r.cover_map = kunit_kcalloc(test, BITS_TO_LONGS(16384),
 				    sizeof(unsigned long), GFP_KERNEL);
@@ -567,10 +572,37 @@ static void ksm_distill_probe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ksm_distill_stats.probes, probes + 1);
 	KUNIT_EXPECT_EQ(test, r.probe_merged, 64UL);
 	KUNIT_EXPECT_EQ(test, region_interval(&r), 32UL);
-	KUNIT_EXPECT_EQ(test, region_charge_level(&r), 3U);
-	r.probe_sampled = KSM_DISTILL_PROBE_PAGES;
-	KUNIT_EXPECT_EQ(test, region_interval(&r), 61UL);
 	KUNIT_EXPECT_EQ(test, region_charge_level(&r), 0U);
+	/*
+	 * A batch takes its last two samples: both are paid at the top
+	 * level's share when examined, though the probe samples no more.
+	 */
+	r.probe_sampled = KSM_DISTILL_PROBE_PAGES - 2;
+	distill_sampled(&dm, &r, r.start, 1);
+	distill_sampled(&dm, &r, r.start + 32 * PAGE_SIZE, 1);
+	KUNIT_EXPECT_FALSE(test, region_probe_sampling(&r));
+	KUNIT_EXPECT_EQ(test, region_interval(&r), 61UL);
+	KUNIT_EXPECT_EQ(test, r.probe_unpaid, 2U);
+	distill_examined(&dm, &r, false, false, 1000);
+	KUNIT_EXPECT_EQ(test, ds.last_level, 3U);
+	distill_examined(&dm, &r, false, false, 1000);
+	KUNIT_EXPECT_EQ(test, ds.last_level, 3U);
+	KUNIT_EXPECT_EQ(test, ds.batch[3], batch + 2);
+	KUNIT_EXPECT_EQ(test, region_charge_level(&r), 0U);
+	/*
+	 * One not examined (no page there) is dropped with its batch: the
+	 * next batch enters the region again (met already in this round).
+	 */
+	r.probe_unpaid = 1;
+	KUNIT_EXPECT_EQ(test, region_charge_level(&r), 3U);
+	INIT_LIST_HEAD(&dm.regions);
+	list_add(&r.list, &dm.regions);
+	r.seen = ds.round;
+	KUNIT_EXPECT_PTR_EQ(test, distill_region_enter(&dm, r.start, r.end,
+						       r.cookie), &r);
+	list_del(&r.list);
+	KUNIT_EXPECT_EQ(test, r.probe_unpaid, 0U);
+	KUNIT_EXPECT_TRUE(test, r.probing);
 	/* Its round counted three breaks: failed, held on level 0. */
 	rr.cow = 3;
 	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 0U);
@@ -595,6 +627,11 @@ static void ksm_distill_probe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, region_next_level(&r, &rr), 3U);
 	KUNIT_EXPECT_FALSE(test, r.probing);
 
+	ds.batch[3] = batch;
+	ds.batch_ns[3] = batch_ns;
+	ds.last_level = last_level;
+	ds.stretch_sampled = stretch_sampled;
+	ksm_distill_stats.sampled = sampled;
 	ds.nr_levels = nr_levels;
 	ds.th = th;
 	ds.interval[0] = interval;
