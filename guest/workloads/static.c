@@ -4,9 +4,14 @@
  * pages and one of SIZE_MB random pages.
  * sparse (built with -DWL_SPARSE): two processes of random pages only, the
  * scan-speed case: nothing to merge. With WL_NEAR=1 (sparse-near) every
- * page is the same but for its last 64-bit word, a page number: still
- * nothing to merge, but a hash that does not read that word cannot tell
- * the pages apart.
+ * page is the same but for one 32-bit word in its second half, at a place
+ * of its own (near_slot()), holding a number of its own: still nothing to
+ * merge, but a partial hash that does not read a page's word cannot tell
+ * it from the others it does not read either. The hash reads the words in
+ * an order drawn at boot, so a word at one place for all pages (the last,
+ * say) is read early in some boots and late in others; spread over the
+ * second half, about 1 - s / 1024 of the pages collide at a strength of s
+ * words in every boot.
  *
  * Both hold their memory for --seconds after reporting ready, then verify
  * every byte. They join KSM in a fixed order, so that every run makes the
@@ -44,16 +49,32 @@ static uint64_t page_seed(int proc, size_t page)
 	return IDENTICAL(proc) ? 7 : ((uint64_t)(proc + 1) << 32) + page + 100;
 }
 
-/* WL_NEAR=1: pages differ in their last word only. */
+/* WL_NEAR=1: pages differ in one 32-bit word of their second half only. */
 static int near;
 
 /* The process that joins KSM first; the other waits on join_pipe for it. */
 static int first_proc;
 static int join_pipe[2];
 
+/* The 64-bit word of page @page that holds its own 32-bit word. */
+static size_t near_slot(int proc, size_t page)
+{
+	uint64_t h = (page * 2 + proc + 1) * 0x9e3779b97f4a7c15ull;
+	size_t half = wl_psize / 16;
+
+	return half + (h >> 32) % half;
+}
+
+/*
+ * Its value: the filled word with its low 32-bit half (the first in
+ * memory) made another, non-zero and unique to the page (pages number
+ * at most 2^28 a process), the high half left as filled.
+ */
 static uint64_t near_word(int proc, size_t page)
 {
-	return ((uint64_t)(proc + 1) << 40) + page + 1;
+	size_t i = near_slot(proc, page);
+
+	return wl_word(11, i) ^ (((uint64_t)proc << 30) + page + 1);
 }
 
 static void fill(char *page, int proc, size_t p)
@@ -63,18 +84,19 @@ static void fill(char *page, int proc, size_t p)
 		return;
 	}
 	wl_fill(page, 11);
-	((uint64_t *)page)[wl_psize / 8 - 1] = near_word(proc, p);
+	((uint64_t *)page)[near_slot(proc, p)] = near_word(proc, p);
 }
 
 static size_t check(const char *page, int proc, size_t p)
 {
-	const uint64_t *last = (const uint64_t *)page + wl_psize / 8 - 1;
+	size_t i = near_slot(proc, p);
+	const uint64_t *own = (const uint64_t *)page + i;
 
 	if (!near)
 		return wl_check(page, page_seed(proc, p));
-	/* Every word but the last as filled, and the last its own. */
-	return wl_check(page, 11) - (*last != wl_word(11, wl_psize / 8 - 1)) +
-	       (*last != near_word(proc, p));
+	/* Every word as filled but its own, and that one its own value. */
+	return wl_check(page, 11) - (*own != wl_word(11, i)) +
+	       (*own != near_word(proc, p));
 }
 
 static void holder(int proc, size_t npages, const struct wl_opts *o)
