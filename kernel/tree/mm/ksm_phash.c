@@ -257,8 +257,21 @@ static void phash_probe(struct ksm_phash_adapt *a)
 	a->strength++;
 }
 
+/*
+ * Settle at the best strength measured, or at full strength when every one
+ * measured lost: full strength's benefit is 0 without a measurement (no
+ * profit; no collision of pages equal in the words it reads, which are all
+ * of them). A step of a word or a few changes a collision rate by a
+ * fraction of a percent, below what one round's noise hides, so a probe
+ * among strengths that all lose may turn at any of them; this keeps it
+ * from settling there.
+ */
 static void phash_settle(struct ksm_phash_adapt *a)
 {
+	if (a->best < 0) {
+		a->best = 0;
+		a->best_strength = KSM_PHASH_FULL;
+	}
 	a->strength = a->best_strength;
 	a->state = KSM_PHASH_STABLE;
 	a->stable_rounds = 0;
@@ -274,7 +287,8 @@ static void phash_settle(struct ksm_phash_adapt *a)
  * by a step that starts at 1 and doubles (up to KSM_PHASH_MAX_DELTA) while
  * the benefit grows; when it falls, the probe turns upwards from the best
  * strength seen with the step back at 1, and when that falls too, the
- * strength settles at the best one. A stable strength is probed again when
+ * strength settles at the best one, or at full strength when the best one
+ * lost (phash_settle()). A stable strength is probed again when
  * a round's benefit deviates from the stable one by more than half of it,
  * when two rounds in a row had no collision (a weaker hash may do; not at
  * KSM_PHASH_MIN, where there is none), or after KSM_PHASH_REPROBE_ROUNDS

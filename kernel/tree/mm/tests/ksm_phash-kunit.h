@@ -154,8 +154,7 @@ static void ksm_phash_read_equal_test(struct kunit *test)
 		b[phash_perm[k]] ^= 1;
 		KUNIT_EXPECT_TRUE(test, ksm_phash_read_equal(a, b, k));
 		KUNIT_EXPECT_FALSE(test, ksm_phash_read_equal(a, b, k + 1));
-		KUNIT_EXPECT_FALSE(test, ksm_phash_read_equal(a, b,
-							     KSM_PHASH_FULL));
+		KUNIT_EXPECT_FALSE(test, ksm_phash_read_equal(a, b, KSM_PHASH_FULL));
 	}
 }
 
@@ -251,6 +250,31 @@ static void ksm_phash_adapt_converge_test(struct kunit *test)
 		ksm_phash_adapt_round(&a, &r);
 	}
 	KUNIT_EXPECT_GE(test, a.strength, KSM_PHASH_FULL - 1);
+
+	/*
+	 * Collisions whose cost a step of a few words does not change (as
+	 * noise hides it): every partial strength loses the same, so the
+	 * probe turns at once, and settles at full strength. There quiet
+	 * rounds start probes, which a step down ends there again.
+	 */
+	ksm_phash_adapt_init(&a, 1000);
+	for (i = 0; i < 100; i++) {
+		r = (struct ksm_phash_round) { .pages = 1000 };
+		if (a.strength < KSM_PHASH_FULL) {
+			r.collisions = 10;
+			r.penalty_ns = r.pages *
+				       (KSM_PHASH_FULL - a.strength + 5000);
+		}
+		ksm_phash_adapt_round(&a, &r);
+		if (i == 2) {
+			KUNIT_EXPECT_EQ(test, a.state,
+					(unsigned int)KSM_PHASH_STABLE);
+			KUNIT_EXPECT_EQ(test, a.strength, KSM_PHASH_FULL);
+		}
+		if (i >= 2)
+			KUNIT_EXPECT_GE(test, a.strength, KSM_PHASH_FULL - 1);
+	}
+	KUNIT_EXPECT_EQ(test, a.best_strength, KSM_PHASH_FULL);
 }
 
 static void ksm_phash_adapt_reprobe_test(struct kunit *test)
