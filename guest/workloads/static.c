@@ -89,11 +89,13 @@ static void fill(char *page, int proc, size_t p)
 
 static size_t check(const char *page, int proc, size_t p)
 {
-	size_t i = near_slot(proc, p);
-	const uint64_t *own = (const uint64_t *)page + i;
+	const uint64_t *own;
+	size_t i;
 
 	if (!near)
 		return wl_check(page, page_seed(proc, p));
+	i = near_slot(proc, p);
+	own = (const uint64_t *)page + i;
 	/* Every word as filled but its own, and that one its own value. */
 	return wl_check(page, 11) - (*own != wl_word(11, i)) +
 	       (*own != near_word(proc, p));

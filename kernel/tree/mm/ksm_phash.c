@@ -262,9 +262,9 @@ static void phash_probe(struct ksm_phash_adapt *a)
  * measured lost: full strength's benefit is 0 without a measurement (no
  * profit; no collision of pages equal in the words it reads, which are all
  * of them). A step of a word or a few changes a collision rate by a
- * fraction of a percent, below what one round's noise hides, so a probe
- * among strengths that all lose may turn at any of them; this keeps it
- * from settling there.
+ * fraction of a percent, which one round's noise hides, so a probe among
+ * strengths that all lose may turn at any of them; this keeps it from
+ * settling there.
  */
 static void phash_settle(struct ksm_phash_adapt *a)
 {
