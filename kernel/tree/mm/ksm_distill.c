@@ -913,9 +913,10 @@ static void distill_mm_end(struct ksm_distill_mm *dm)
  * hundreds of rounds, a sample's walk, mmap lock and region lookup cost as
  * much as its examining: runs there are as long as a walk takes (the
  * lowest level is to find where duplicates are; a run is a sample of its
- * page table as good as a page is).
+ * page table as good as a page is): up to KSM_DISTILL_AHEAD, 64 pages on
+ * 64-bit. A stretch's runs are as long.
  */
-#define DISTILL_RUN_LOW	32U
+#define DISTILL_RUN_LOW	64U
 
 static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 					 struct ksm_region *r,

@@ -399,7 +399,10 @@ static void ksm_distill_run_test(struct kunit *test)
 	addr = distill_next_sample(&dm, &r, addr + PAGE_SIZE, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, r.start + 44 * PAGE_SIZE);
 
-	/* At the lowest level a run is up to DISTILL_RUN_LOW slots. */
+	/*
+	 * At the lowest level a run is up to DISTILL_RUN_LOW slots, and no
+	 * more than the walk takes, nor past the region's end (40 slots on).
+	 */
 	bitmap_zero(map, 64);
 	r.nr_covered = 0;
 	r.level = 0;
@@ -407,7 +410,10 @@ static void ksm_distill_run_test(struct kunit *test)
 	len[0] = 64;
 	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, r.start + 24 * PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, len[0], DISTILL_RUN_LOW);
+	KUNIT_EXPECT_EQ(test, len[0], min(DISTILL_RUN_LOW, 40U));
+	len[0] = 16;
+	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	KUNIT_EXPECT_EQ(test, len[0], min(DISTILL_RUN_LOW, 16U));
 	ds.th.life_ms = life;
 	ds.interval[1] = interval;
 	ds.interval[0] = interval0;
