@@ -333,7 +333,7 @@ static void ksm_distill_sample_test(struct kunit *test)
 
 static void ksm_distill_run_test(struct kunit *test)
 {
-	unsigned long map[BITS_TO_LONGS(64)] = { }, got[8];
+	unsigned long map[BITS_TO_LONGS(128)] = { }, got[8];
 	struct ksm_region r = {
 		/* 24 slots before a page table's end, 40 after it. */
 		.start = PMD_SIZE - 24 * PAGE_SIZE,
@@ -414,6 +414,16 @@ static void ksm_distill_run_test(struct kunit *test)
 	len[0] = 16;
 	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
 	KUNIT_EXPECT_EQ(test, len[0], min(DISTILL_RUN_LOW, 16U));
+	/* In one page table of 128 free slots, the run stops at the cap. */
+	bitmap_zero(map, 128);
+	r.nr_covered = 0;
+	r.start = 0;
+	r.end = 128 * PAGE_SIZE;
+	r.cursor = 0;
+	len[0] = 2 * DISTILL_RUN_LOW;
+	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	KUNIT_EXPECT_EQ(test, addr, 0UL);
+	KUNIT_EXPECT_EQ(test, len[0], DISTILL_RUN_LOW);
 	ds.th.life_ms = life;
 	ds.interval[1] = interval;
 	ds.interval[0] = interval0;
