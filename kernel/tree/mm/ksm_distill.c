@@ -131,9 +131,12 @@ static struct {
 	unsigned long uncovered;
 	/* distill_broken_gen as the last round's end saw it. */
 	unsigned long broken_gen;
+	/* The coverage the per-CPU LRU caches were last drained in. */
+	unsigned long drained_epoch;
 } ds = {
 	/* The scanner may be chosen mid-round, before a round_start(). */
 	.gov = &ksm_governors[0],
+	.drained_epoch = ULONG_MAX,
 	.bottom = 2,
 	.nr_levels = 4,
 	.page_ns = { [0 ... KSM_DISTILL_MAX_LEVELS - 1] = 10000 },
@@ -438,6 +441,41 @@ unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow)
 }
 
 /* Vlife of this round: the knob, or by default the governor's round. */
+/**
+ * ksm_drain_due() - whether a round drains the per-CPU LRU caches
+ * @drained:	the coverage they were last drained in (updated)
+ * @epoch:	the coverage this round is in
+ *
+ * The stock scanner drains them (lru_add_drain_all()) as each full scan
+ * begins, so that a page they hold a reference on merges at the next.
+ * The distilling scanner's full scan is a coverage: its rounds come far
+ * more often (about a second apart at the lowest level's share), and a
+ * drain queues work on every CPU with pages cached and waits for it.
+ *
+ * Return: true for the first round of a coverage that has not drained.
+ */
+bool ksm_drain_due(unsigned long *drained, unsigned long epoch)
+{
+	if (*drained == epoch)
+		return false;
+	*drained = epoch;
+	return true;
+}
+
+/**
+ * ksm_walk_part_shift() - the part of a region one walk link stands for
+ * @pages:	the region's page slots
+ *
+ * Return: log2 of the page slots of a part: KSM_WALK_PART_MIN, or more so
+ * that the region has at most KSM_WALK_LINK_MAX parts.
+ */
+unsigned int ksm_walk_part_shift(unsigned long pages)
+{
+	unsigned long part = DIV_ROUND_UP(pages, KSM_WALK_LINK_MAX);
+
+	return ilog2(roundup_pow_of_two(max(part, KSM_WALK_PART_MIN)));
+}
+
 static unsigned int life_ms(void)
 {
 	return ds.th.life_ms;
@@ -475,7 +513,7 @@ static void level_grow(unsigned int l)
  * mms that stay registered keep the round they were last seen in, which a
  * count started again would meet as this round's.
  */
-static void distill_round_start(void)
+static bool distill_round_start(void)
 {
 	const struct ksm_governor *gov;
 	unsigned int l;
@@ -503,6 +541,7 @@ static void distill_round_start(void)
 		ds.regions[l] = 0;
 	}
 	ds.uncovered = 0;
+	return ksm_drain_due(&ds.drained_epoch, ds.epoch);
 }
 
 /*
@@ -627,6 +666,7 @@ static void region_destroy(struct ksm_region *r)
 	if (r->blocking && r->seen == ds.round)
 		ds.uncovered--;
 	kvfree(r->cover_map);
+	kvfree(r->walk.links);
 	kmem_cache_free(region_cache, r);
 }
 
@@ -1038,6 +1078,7 @@ static void region_promote_early(struct ksm_distill_mm *dm,
 /* A page of @r merged: a sample of it, or its page another sample met. */
 static void region_merged(struct ksm_distill_mm *dm, struct ksm_region *r)
 {
+	r->events++;
 	if (!r->merged++)
 		r->merged_since = jiffies;
 	if (r->probing) {
@@ -1058,10 +1099,12 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 		r->probe_unpaid--;
 	ds.batch_ns[l] += ns;
 	r->sampled++;
-	if (was_merged)
+	if (was_merged) {
 		r->ksm_seen++;
-	else if (merged)
+		r->events++;
+	} else if (merged) {
 		region_merged(dm, r);
+	}
 	dm->sampled++;
 	ksm_distill_stats.sampled++;
 	ds.batch[l]++;
@@ -1318,6 +1361,7 @@ static void distill_merged_slot(struct ksm_distill_mm *dm,
 		return;
 	/* Evidence that its duplicates are merged, as a merged sample is. */
 	r->ksm_seen++;
+	r->events++;
 	region_cover(r, (addr - r->start) >> PAGE_SHIFT);
 	region_walked(r);
 }
@@ -1388,6 +1432,7 @@ void ksm_distill_mm_free(struct ksm_distill_mm *dm)
 	list_for_each_entry_safe(r, next, &dm->regions, list) {
 		list_del(&r->list);
 		kvfree(r->cover_map);
+		kvfree(r->walk.links);
 		kmem_cache_free(region_cache, r);
 	}
 }

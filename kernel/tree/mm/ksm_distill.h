@@ -73,7 +73,25 @@ struct ksm_rmap_item;
  * @aged:	unstable tree resets when the last walk began that went over
  *		every rmap_item of the region (and so aged those in an
  *		unstable tree)
- * @jumped:	this round's walk went straight to @resume or @tail
+ * @jumped:	this round's walk went straight to @resume, @tail or a link
+ *		of @links
+ * @links:	for a region that is plain (@plain), one link a part of
+ *		1 << @part_shift page slots: where the walk stood when it last
+ *		went to a sample point in that part, so that the next one
+ *		there need not pass over the rmap_items before it; NULL until
+ *		the region is first found plain, and for a region of fewer
+ *		than KSM_WALK_LINK_MIN parts. Allocated by mm/ksm.c's walk,
+ *		freed with the region.
+ * @part_shift:	log2 of the page slots a link of @links stands for
+ *		(ksm_walk_part_shift())
+ * @events_began: &ksm_region.events when this round's walk entered the region
+ * @plain_events: &ksm_region.events when the last walk over every rmap_item
+ *		of the region ended
+ * @plain:	that walk met no merged page of the region, nor did a merge
+ *		into it happen while it went on: while &ksm_region.events stays
+ *		at @plain_events, the rmap_items it passes over are neither
+ *		merged nor to be counted so, and only their aging is owed
+ *		(the bound of DISTILL_JUMP_RESETS, as for a stretch)
  */
 struct ksm_region_walk {
 	struct ksm_rmap_item **resume;
@@ -84,7 +102,31 @@ struct ksm_region_walk {
 	unsigned long began;
 	unsigned long aged;
 	bool jumped;
+	struct ksm_walk_link *links;
+	unsigned int part_shift;
+	unsigned long events_began;
+	unsigned long plain_events;
+	bool plain;
 };
+
+/**
+ * struct ksm_walk_link - a link into an mm's rmap_item list, and when taken
+ * @link:	the rmap_item link (the list's head, or an rmap_item's
+ *		&ksm_rmap_item.rmap_list)
+ * @gen:	rmap_items freed, all told, when it was taken: it is good while
+ *		none was freed since
+ */
+struct ksm_walk_link {
+	struct ksm_rmap_item **link;
+	unsigned long gen;
+};
+
+/* Regions of fewer parts than this get no &ksm_region_walk.links. */
+#define KSM_WALK_LINK_MIN	8UL
+/* The most links a region gets: its parts grow with it past this many. */
+#define KSM_WALK_LINK_MAX	1024UL
+/* The fewest page slots a link stands for: a run of the lowest level. */
+#define KSM_WALK_PART_MIN	64UL
 
 /**
  * struct ksm_region - one mergeable VMA as the distilling scanner sees it
@@ -104,6 +146,8 @@ struct ksm_region_walk {
  * @merged_since: jiffies at the round's first merge in the region
  * @ksm_seen:	pages found merged already this round: sampled, or passed
  *		over by the walk
+ * @events:	merges of its pages and merged pages found in it (the counts
+ *		of @merged and @ksm_seen), all told: never reset
  * @cow:	COW breaks of merged pages this round, by writes of the
  *		process (not KSM's own unsharing); written by the fault path
  *		under &ksm_distill_mm.lock
@@ -160,6 +204,7 @@ struct ksm_region {
 	unsigned long merged;
 	unsigned long merged_since;
 	unsigned long ksm_seen;
+	unsigned long events;
 	unsigned long cow;
 	unsigned long cursor;
 	unsigned long cover_epoch;
@@ -274,8 +319,11 @@ struct ksm_governor {
  * in here, as damon_operations plug address spaces into DAMON's core.
  */
 struct ksm_scan_ops {
-	/* A global round starts. */
-	void (*round_start)(void);
+	/*
+	 * A global round starts: whether to drain the per-CPU LRU caches
+	 * first, as the stock scanner does as a full scan starts.
+	 */
+	bool (*round_start)(void);
 	/*
 	 * The round ended: whether it completed a coverage (full_scans);
 	 * @tree_lost when the unstable tree was emptied since the coverage
@@ -388,6 +436,8 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 bool ksm_region_dense(const struct ksm_region_round *rr);
 enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p);
 unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow);
+bool ksm_drain_due(unsigned long *drained, unsigned long epoch);
+unsigned int ksm_walk_part_shift(unsigned long pages);
 bool ksm_region_through(const struct ksm_region_round *rr);
 u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille);
 u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns);

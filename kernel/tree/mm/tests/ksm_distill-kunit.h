@@ -26,6 +26,48 @@ static int judge(unsigned int level, unsigned long sampled,
 	return ksm_region_next_level(level, 4, &rr, &test_th);
 }
 
+static void ksm_distill_drain_test(struct kunit *test)
+{
+	unsigned long drained = ULONG_MAX;
+
+	/* The first round drains, the rest of its coverage does not. */
+	KUNIT_EXPECT_TRUE(test, ksm_drain_due(&drained, 0));
+	KUNIT_EXPECT_EQ(test, drained, 0UL);
+	KUNIT_EXPECT_FALSE(test, ksm_drain_due(&drained, 0));
+	KUNIT_EXPECT_FALSE(test, ksm_drain_due(&drained, 0));
+	/* A new coverage, or one begun over a lost tree, drains once. */
+	KUNIT_EXPECT_TRUE(test, ksm_drain_due(&drained, 1));
+	KUNIT_EXPECT_FALSE(test, ksm_drain_due(&drained, 1));
+	KUNIT_EXPECT_TRUE(test, ksm_drain_due(&drained, 3));
+	KUNIT_EXPECT_EQ(test, drained, 3UL);
+}
+
+static void ksm_distill_part_test(struct kunit *test)
+{
+	static const unsigned long pages[] = {
+		1, 64, 512, 65536, 65537, 262144, 1UL << 20, (1UL << 20) + 1,
+		1UL << 28,
+	};
+	unsigned int i, shift;
+
+	/* A run of the lowest level a part, up to 1024 parts. */
+	KUNIT_EXPECT_EQ(test, ksm_walk_part_shift(1), 6U);
+	KUNIT_EXPECT_EQ(test, ksm_walk_part_shift(65536), 6U);
+	KUNIT_EXPECT_EQ(test, ksm_walk_part_shift(65537), 7U);
+	KUNIT_EXPECT_EQ(test, ksm_walk_part_shift(1UL << 20), 10U);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		shift = ksm_walk_part_shift(pages[i]);
+		KUNIT_EXPECT_GE(test, 1UL << shift, KSM_WALK_PART_MIN);
+		KUNIT_EXPECT_LE(test, DIV_ROUND_UP(pages[i], 1UL << shift),
+				KSM_WALK_LINK_MAX);
+		/* Not coarser than it must be. */
+		if (shift > ilog2(KSM_WALK_PART_MIN))
+			KUNIT_EXPECT_GT(test,
+					DIV_ROUND_UP(pages[i], 1UL << (shift - 1)),
+					KSM_WALK_LINK_MAX);
+	}
+}
+
 static void ksm_distill_level_test(struct kunit *test)
 {
 	struct ksm_region_round rr = { .age_ms = 1000 };
@@ -1034,6 +1076,8 @@ static void ksm_distill_through_test(struct kunit *test)
 }
 
 static struct kunit_case ksm_distill_test_cases[] = {
+	KUNIT_CASE(ksm_distill_drain_test),
+	KUNIT_CASE(ksm_distill_part_test),
 	KUNIT_CASE(ksm_distill_charge_test),
 	KUNIT_CASE(ksm_distill_level_test),
 	KUNIT_CASE(ksm_distill_tree_lost_test),
