@@ -131,12 +131,9 @@ static struct {
 	unsigned long uncovered;
 	/* distill_broken_gen as the last round's end saw it. */
 	unsigned long broken_gen;
-	/* The coverage the per-CPU LRU caches were last drained in. */
-	unsigned long drained_epoch;
 } ds = {
 	/* The scanner may be chosen mid-round, before a round_start(). */
 	.gov = &ksm_governors[0],
-	.drained_epoch = ULONG_MAX,
 	.bottom = 2,
 	.nr_levels = 4,
 	.page_ns = { [0 ... KSM_DISTILL_MAX_LEVELS - 1] = 10000 },
@@ -440,28 +437,6 @@ unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow)
 	return shift ? shift - 1 : 0;
 }
 
-/* Vlife of this round: the knob, or by default the governor's round. */
-/**
- * ksm_drain_due() - whether a round drains the per-CPU LRU caches
- * @drained:	the coverage they were last drained in (updated)
- * @epoch:	the coverage this round is in
- *
- * The stock scanner drains them (lru_add_drain_all()) as each full scan
- * begins, so that a page they hold a reference on merges at the next.
- * The distilling scanner's full scan is a coverage: its rounds come far
- * more often (about a second apart at the lowest level's share), and a
- * drain queues work on every CPU with pages cached and waits for it.
- *
- * Return: true for the first round of a coverage that has not drained.
- */
-bool ksm_drain_due(unsigned long *drained, unsigned long epoch)
-{
-	if (*drained == epoch)
-		return false;
-	*drained = epoch;
-	return true;
-}
-
 /**
  * ksm_walk_part_shift() - the part of a region one walk link stands for
  * @pages:	the region's page slots
@@ -476,6 +451,7 @@ unsigned int ksm_walk_part_shift(unsigned long pages)
 	return ilog2(roundup_pow_of_two(max(part, KSM_WALK_PART_MIN)));
 }
 
+/* Vlife of this round: the knob, or by default the governor's round. */
 static unsigned int life_ms(void)
 {
 	return ds.th.life_ms;
@@ -513,7 +489,7 @@ static void level_grow(unsigned int l)
  * mms that stay registered keep the round they were last seen in, which a
  * count started again would meet as this round's.
  */
-static bool distill_round_start(void)
+static void distill_round_start(void)
 {
 	const struct ksm_governor *gov;
 	unsigned int l;
@@ -541,7 +517,6 @@ static bool distill_round_start(void)
 		ds.regions[l] = 0;
 	}
 	ds.uncovered = 0;
-	return ksm_drain_due(&ds.drained_epoch, ds.epoch);
 }
 
 /*

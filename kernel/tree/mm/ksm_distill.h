@@ -319,11 +319,8 @@ struct ksm_governor {
  * in here, as damon_operations plug address spaces into DAMON's core.
  */
 struct ksm_scan_ops {
-	/*
-	 * A global round starts: whether to drain the per-CPU LRU caches
-	 * first, as the stock scanner does as a full scan starts.
-	 */
-	bool (*round_start)(void);
+	/* A global round starts. */
+	void (*round_start)(void);
 	/*
 	 * The round ended: whether it completed a coverage (full_scans);
 	 * @tree_lost when the unstable tree was emptied since the coverage
@@ -436,7 +433,6 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 bool ksm_region_dense(const struct ksm_region_round *rr);
 enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p);
 unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow);
-bool ksm_drain_due(unsigned long *drained, unsigned long epoch);
 unsigned int ksm_walk_part_shift(unsigned long pages);
 bool ksm_region_through(const struct ksm_region_round *rr);
 u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille);

@@ -26,22 +26,6 @@ static int judge(unsigned int level, unsigned long sampled,
 	return ksm_region_next_level(level, 4, &rr, &test_th);
 }
 
-static void ksm_distill_drain_test(struct kunit *test)
-{
-	unsigned long drained = ULONG_MAX;
-
-	/* The first round drains, the rest of its coverage does not. */
-	KUNIT_EXPECT_TRUE(test, ksm_drain_due(&drained, 0));
-	KUNIT_EXPECT_EQ(test, drained, 0UL);
-	KUNIT_EXPECT_FALSE(test, ksm_drain_due(&drained, 0));
-	KUNIT_EXPECT_FALSE(test, ksm_drain_due(&drained, 0));
-	/* A new coverage, or one begun over a lost tree, drains once. */
-	KUNIT_EXPECT_TRUE(test, ksm_drain_due(&drained, 1));
-	KUNIT_EXPECT_FALSE(test, ksm_drain_due(&drained, 1));
-	KUNIT_EXPECT_TRUE(test, ksm_drain_due(&drained, 3));
-	KUNIT_EXPECT_EQ(test, drained, 3UL);
-}
-
 static void ksm_distill_part_test(struct kunit *test)
 {
 	static const unsigned long pages[] = {
@@ -1076,7 +1060,6 @@ static void ksm_distill_through_test(struct kunit *test)
 }
 
 static struct kunit_case ksm_distill_test_cases[] = {
-	KUNIT_CASE(ksm_distill_drain_test),
 	KUNIT_CASE(ksm_distill_part_test),
 	KUNIT_CASE(ksm_distill_charge_test),
 	KUNIT_CASE(ksm_distill_level_test),
