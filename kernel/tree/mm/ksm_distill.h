@@ -76,9 +76,10 @@ struct ksm_rmap_item;
  * @jumped:	this round's walk went straight to @resume, @tail or a link
  *		of @links
  * @links:	for a region that is plain (@plain), one link a part of
- *		1 << @part_shift page slots: where the walk stood when it last
- *		went to a sample point in that part, so that the next one
- *		there need not pass over the rmap_items before it; NULL until
+ *		1 << @part_shift page slots: where the walk last stood just
+ *		after an rmap_item of that part (at a sample point, or where a
+ *		run of samples ended), so that a sample point in that part or
+ *		the next few need not pass over the rmap_items before; NULL until
  *		the region is first found plain, and for a region of fewer
  *		than KSM_WALK_LINK_MIN parts. Allocated by mm/ksm.c's walk,
  *		freed with the region.
