@@ -437,20 +437,6 @@ unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow)
 	return shift ? shift - 1 : 0;
 }
 
-/**
- * ksm_walk_part_shift() - the part of a region one walk link stands for
- * @pages:	the region's page slots
- *
- * Return: log2 of the page slots of a part: KSM_WALK_PART_MIN, or more so
- * that the region has at most KSM_WALK_LINK_MAX parts.
- */
-unsigned int ksm_walk_part_shift(unsigned long pages)
-{
-	unsigned long part = DIV_ROUND_UP(pages, KSM_WALK_LINK_MAX);
-
-	return ilog2(roundup_pow_of_two(max(part, KSM_WALK_PART_MIN)));
-}
-
 /* Vlife of this round: the knob, or by default the governor's round. */
 static unsigned int life_ms(void)
 {

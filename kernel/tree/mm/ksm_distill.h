@@ -7,6 +7,9 @@
 #define __MM_KSM_DISTILL_H
 
 #include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
 #include <linux/time64.h>
@@ -128,6 +131,20 @@ struct ksm_walk_link {
 #define KSM_WALK_LINK_MAX	1024UL
 /* The fewest page slots a link stands for: a run of the lowest level. */
 #define KSM_WALK_PART_MIN	64UL
+
+/**
+ * ksm_walk_part_shift() - the part of a region one walk link stands for
+ * @pages:	the region's page slots
+ *
+ * Return: log2 of the page slots of a part: KSM_WALK_PART_MIN, or more so
+ * that the region has at most KSM_WALK_LINK_MAX parts.
+ */
+static inline unsigned int ksm_walk_part_shift(unsigned long pages)
+{
+	unsigned long part = DIV_ROUND_UP(pages, KSM_WALK_LINK_MAX);
+
+	return ilog2(roundup_pow_of_two(max(part, KSM_WALK_PART_MIN)));
+}
 
 /**
  * struct ksm_region - one mergeable VMA as the distilling scanner sees it
@@ -434,7 +451,6 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 bool ksm_region_dense(const struct ksm_region_round *rr);
 enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p);
 unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow);
-unsigned int ksm_walk_part_shift(unsigned long pages);
 bool ksm_region_through(const struct ksm_region_round *rr);
 u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille);
 u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns);
