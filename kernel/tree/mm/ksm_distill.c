@@ -131,6 +131,17 @@ static struct {
 	unsigned long uncovered;
 	/* distill_broken_gen as the last round's end saw it. */
 	unsigned long broken_gen;
+	/*
+	 * Of the current round: pages examined, and when (jiffies) the first
+	 * region passed over as younger than Vlife comes of age, if @young.
+	 * A round that examined nothing and completed no coverage while such
+	 * a region waited sets @idle_until for distill_idle_ns(), if @idle.
+	 */
+	unsigned long round_examined;
+	unsigned long young_until;
+	unsigned long idle_until;
+	bool young;
+	bool idle;
 } ds = {
 	/* The scanner may be chosen mid-round, before a round_start(). */
 	.gov = &ksm_governors[0],
@@ -503,6 +514,8 @@ static void distill_round_start(void)
 		ds.regions[l] = 0;
 	}
 	ds.uncovered = 0;
+	ds.round_examined = 0;
+	ds.young = false;
 }
 
 /*
@@ -525,6 +538,9 @@ static bool distill_round_end(bool tree_lost)
 	bool covered = !ds.uncovered && gen == ds.broken_gen && !tree_lost;
 
 	ds.broken_gen = gen;
+	/* Rounds until its first young region is of age would do the same. */
+	ds.idle = !covered && !ds.round_examined && ds.young;
+	ds.idle_until = ds.young_until;
 
 	WRITE_ONCE(ksm_distill_stats.rounds, ksm_distill_stats.rounds + 1);
 	trace_ksm_uksm_round(ksm_distill_stats.rounds, ksm_distill_stats.sampled,
@@ -930,6 +946,11 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 		return r->end;
 	npages = (r->end - addr) >> PAGE_SHIFT;
 	if (jiffies_to_msecs(jiffies - r->born) < life_ms()) {
+		unsigned long until = r->born + msecs_to_jiffies(life_ms());
+
+		if (!ds.young || time_before(until, ds.young_until))
+			ds.young_until = until;
+		ds.young = true;
 		dm->skipped += npages;
 		ksm_distill_stats.skipped += npages;
 		return r->end;
@@ -1068,6 +1089,7 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 	}
 	dm->sampled++;
 	ksm_distill_stats.sampled++;
+	ds.round_examined++;
 	ds.batch[l]++;
 	ds.last_level = l;
 	ds.stretch_sampled = true;
@@ -1286,6 +1308,38 @@ static u64 distill_batch_sleep_ns(u64 busy_ns)
 	return sleep;
 }
 
+/**
+ * ksm_idle_wait() - how long ksmd may sleep through rounds with nothing to do
+ * @until:	when (jiffies) the first young region comes of age
+ * @now:	jiffies now
+ *
+ * A round that examined no page and completed no coverage while regions
+ * younger than Vlife waited ends its batch: every round before the first of
+ * them comes of age would walk the same regions and examine nothing again,
+ * at the CPU share of the lowest level, a few milliseconds of a budget of
+ * about a hundred a minute at 0.2%. It sleeps at most KSM_DISTILL_IDLE_MS,
+ * so that a lowered Vlife or a region reopened by a COW break waits no
+ * longer than that.
+ *
+ * Return: jiffies to sleep, one more than @until is away (the age is read
+ * in whole milliseconds of jiffies), 0 when it has passed.
+ */
+unsigned long ksm_idle_wait(unsigned long until, unsigned long now)
+{
+	if (!time_after(until, now))
+		return 0;
+	return min(until - now + 1, msecs_to_jiffies(KSM_DISTILL_IDLE_MS));
+}
+
+/* Nanoseconds to sleep after the round that just ended (ksm_idle_wait()). */
+static u64 distill_idle_ns(void)
+{
+	if (!ds.idle)
+		return 0;
+	ds.idle = false;
+	return jiffies_to_nsecs(ksm_idle_wait(ds.idle_until, jiffies));
+}
+
 /* The region of @dm that holds @addr, or NULL; under @dm->lock or in ksmd. */
 static struct ksm_region *region_at(struct ksm_distill_mm *dm,
 				    unsigned long addr)
@@ -1369,6 +1423,7 @@ const struct ksm_scan_ops ksm_distill_ops = {
 	.charge = distill_charge,
 	.released = distill_released,
 	.batch_sleep_ns = distill_batch_sleep_ns,
+	.idle_ns = distill_idle_ns,
 };
 
 void ksm_distill_mm_init(struct ksm_distill_mm *dm, struct mm_struct *mm)

@@ -61,6 +61,8 @@ struct ksm_rmap_item;
  */
 #define KSM_DISTILL_STALL_X	4
 #define KSM_DISTILL_STALL_MIN_NS	(10 * NSEC_PER_MSEC)
+/* The longest sleep through rounds with nothing to examine (ms). */
+#define KSM_DISTILL_IDLE_MS	1000U
 
 /**
  * struct ksm_region_walk - how mm/ksm.c's walk may cross a region: its own
@@ -402,6 +404,12 @@ struct ksm_scan_ops {
 	void (*released)(u64 ns);
 	/* Nanoseconds to sleep after a batch that kept ksmd busy @busy_ns. */
 	u64 (*batch_sleep_ns)(u64 busy_ns);
+	/*
+	 * After a round's end: nanoseconds the rounds would find nothing to
+	 * examine, so the batch ends and ksmd sleeps as long; else 0.
+	 * Reading it clears it.
+	 */
+	u64 (*idle_ns)(void);
 };
 
 #define KSM_NR_GOVERNORS	4
@@ -454,6 +462,7 @@ unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow);
 bool ksm_region_through(const struct ksm_region_round *rr);
 u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille);
 u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns);
+unsigned long ksm_idle_wait(unsigned long until, unsigned long now);
 unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
 			       unsigned long interval, unsigned long *quota);
 unsigned long ksm_offset_perm(u32 seed, unsigned long round,

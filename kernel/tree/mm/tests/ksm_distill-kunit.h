@@ -879,6 +879,61 @@ static void ksm_distill_tree_lost_test(struct kunit *test)
 	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
 }
 
+/*
+ * A round that examined nothing and completed no coverage while a region
+ * younger than Vlife waited ends its batch with a sleep until the region
+ * is of age, KSM_DISTILL_IDLE_MS at most, read once; a round that examined
+ * a page does not.
+ */
+static void ksm_distill_idle_test(struct kunit *test)
+{
+	unsigned long map[1] = { 0 }, got[4], now = jiffies;
+	unsigned long most = msecs_to_jiffies(KSM_DISTILL_IDLE_MS);
+	struct ksm_region r = {
+		.start = 0x100000, .end = 0x100000 + 16 * PAGE_SIZE,
+		.born = now, .cover_map = map,
+	};
+	struct ksm_distill_stats *stats;
+	typeof(ds) *saved;
+	u64 ns;
+
+	KUNIT_EXPECT_EQ(test, ksm_idle_wait(now, now), 0UL);
+	KUNIT_EXPECT_EQ(test, ksm_idle_wait(now - 1, now), 0UL);
+	KUNIT_EXPECT_EQ(test, ksm_idle_wait(now + 3, now), 4UL);
+	KUNIT_EXPECT_EQ(test, ksm_idle_wait(now + most * 10, now), most);
+	/* Across the wrap of jiffies. */
+	KUNIT_EXPECT_EQ(test, ksm_idle_wait(2, ULONG_MAX - 1), 5UL);
+
+	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
+	stats = kunit_kmalloc(test, sizeof(*stats), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	KUNIT_ASSERT_NOT_NULL(test, stats);
+	memcpy(saved, &ds, sizeof(ds));
+	memcpy(stats, &ksm_distill_stats, sizeof(*stats));
+	/* ksmd's round state: the scanner is stock while KUnit runs. */
+	ds.th.life_ms = 10000;
+	ds.round_examined = 0;
+	ds.young = false;
+	ds.uncovered = 1;
+	ds.broken_gen = atomic_long_read(&distill_broken_gen);
+
+	KUNIT_EXPECT_EQ(test, walk_samples(&r, got, 4), 0);
+	KUNIT_EXPECT_TRUE(test, ds.young);
+	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
+	ns = distill_idle_ns();
+	KUNIT_EXPECT_GT(test, ns, 0ULL);
+	KUNIT_EXPECT_LE(test, ns, jiffies_to_nsecs(most));
+	KUNIT_EXPECT_EQ(test, distill_idle_ns(), 0ULL);
+
+	/* A round that examined a page goes on. */
+	ds.round_examined = 1;
+	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
+	KUNIT_EXPECT_EQ(test, distill_idle_ns(), 0ULL);
+
+	memcpy(&ds, saved, sizeof(ds));
+	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
+}
+
 /* A stretch of the walk from a sample of level @from to one of @last. */
 static void charge_stretch(unsigned int from, unsigned int last)
 {
@@ -1064,6 +1119,7 @@ static struct kunit_case ksm_distill_test_cases[] = {
 	KUNIT_CASE(ksm_distill_charge_test),
 	KUNIT_CASE(ksm_distill_level_test),
 	KUNIT_CASE(ksm_distill_tree_lost_test),
+	KUNIT_CASE(ksm_distill_idle_test),
 	KUNIT_CASE(ksm_distill_perm_test),
 	KUNIT_CASE(ksm_distill_budget_test),
 	KUNIT_CASE(ksm_distill_stall_test),
