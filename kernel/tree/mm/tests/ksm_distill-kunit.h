@@ -26,6 +26,33 @@ static int judge(unsigned int level, unsigned long sampled,
 	return ksm_region_next_level(level, 4, &rr, &test_th);
 }
 
+/*
+ * ksmd's round state and the statistics, which tests of the round's
+ * functions change: the scanner is stock while KUnit runs, and they are put
+ * back at the end (ds_restore()).
+ */
+struct ds_saved {
+	typeof(ds) ds;
+	struct ksm_distill_stats stats;
+};
+
+static struct ds_saved *ds_save(struct kunit *test)
+{
+	struct ds_saved *saved;
+
+	saved = kunit_kmalloc(test, sizeof(*saved), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	memcpy(&saved->ds, &ds, sizeof(ds));
+	memcpy(&saved->stats, &ksm_distill_stats, sizeof(saved->stats));
+	return saved;
+}
+
+static void ds_restore(const struct ds_saved *saved)
+{
+	memcpy(&ds, &saved->ds, sizeof(ds));
+	memcpy(&ksm_distill_stats, &saved->stats, sizeof(ksm_distill_stats));
+}
+
 static void ksm_distill_part_test(struct kunit *test)
 {
 	static const unsigned long pages[] = {
@@ -783,18 +810,11 @@ static void ksm_distill_reopen_test(struct kunit *test)
 		.seen = 9, .cover_epoch = 5, .done_epoch = 5, .born_epoch = 3,
 		.reopen_epoch = 4,
 	};
-	struct ksm_distill_stats *stats;
 	struct ksm_distill_mm dm;
-	typeof(ds) *saved;
+	struct ds_saved *saved;
 	long gen;
 
-	/* ksmd's round state and the statistics, put back at the end. */
-	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
-	stats = kunit_kmalloc(test, sizeof(*stats), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, saved);
-	KUNIT_ASSERT_NOT_NULL(test, stats);
-	memcpy(saved, &ds, sizeof(ds));
-	memcpy(stats, &ksm_distill_stats, sizeof(*stats));
+	saved = ds_save(test);
 	ksm_distill_mm_init(&dm, NULL);
 	list_add(&r.list, &dm.regions);
 	ds.epoch = 5;
@@ -838,8 +858,7 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	ksm_distill_cow(&dm, r.start);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&distill_broken_gen), gen + 2);
 
-	memcpy(&ds, saved, sizeof(ds));
-	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
+	ds_restore(saved);
 	ds.broken_gen = atomic_long_read(&distill_broken_gen);
 }
 
@@ -849,15 +868,9 @@ static void ksm_distill_reopen_test(struct kunit *test)
  */
 static void ksm_distill_tree_lost_test(struct kunit *test)
 {
-	struct ksm_distill_stats *stats;
-	typeof(ds) *saved;
+	struct ds_saved *saved;
 
-	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
-	stats = kunit_kmalloc(test, sizeof(*stats), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, saved);
-	KUNIT_ASSERT_NOT_NULL(test, stats);
-	memcpy(saved, &ds, sizeof(ds));
-	memcpy(stats, &ksm_distill_stats, sizeof(*stats));
+	saved = ds_save(test);
 	ds.epoch = 5;
 	ds.round = 10;
 	ds.uncovered = 0;
@@ -875,8 +888,7 @@ static void ksm_distill_tree_lost_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, ds.epoch, 8UL);
 
-	memcpy(&ds, saved, sizeof(ds));
-	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
+	ds_restore(saved);
 }
 
 /*
@@ -893,8 +905,7 @@ static void ksm_distill_idle_test(struct kunit *test)
 		.start = 0x100000, .end = 0x100000 + 16 * PAGE_SIZE,
 		.born = now, .cover_map = map,
 	};
-	struct ksm_distill_stats *stats;
-	typeof(ds) *saved;
+	struct ds_saved *saved;
 	u64 ns;
 
 	KUNIT_EXPECT_EQ(test, ksm_idle_wait(now, now), 0UL);
@@ -904,13 +915,7 @@ static void ksm_distill_idle_test(struct kunit *test)
 	/* Across the wrap of jiffies. */
 	KUNIT_EXPECT_EQ(test, ksm_idle_wait(2, ULONG_MAX - 1), 5UL);
 
-	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
-	stats = kunit_kmalloc(test, sizeof(*stats), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, saved);
-	KUNIT_ASSERT_NOT_NULL(test, stats);
-	memcpy(saved, &ds, sizeof(ds));
-	memcpy(stats, &ksm_distill_stats, sizeof(*stats));
-	/* ksmd's round state: the scanner is stock while KUnit runs. */
+	saved = ds_save(test);
 	ds.th.life_ms = 10000;
 	ds.round_examined = 0;
 	ds.young = false;
@@ -930,8 +935,7 @@ static void ksm_distill_idle_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, distill_idle_ns(), 0ULL);
 
-	memcpy(&ds, saved, sizeof(ds));
-	memcpy(&ksm_distill_stats, stats, sizeof(*stats));
+	ds_restore(saved);
 }
 
 /* A stretch of the walk from a sample of level @from to one of @last. */
@@ -954,11 +958,9 @@ static void ksm_distill_charge_test(struct kunit *test)
 		.level = 3, .start = 0, .end = 100 * PAGE_SIZE,
 		.ksm_seen = KSM_DISTILL_EVIDENCE,
 	};
-	typeof(ds) *saved;
+	struct ds_saved *saved;
 
-	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, saved);
-	memcpy(saved, &ds, sizeof(ds));
+	saved = ds_save(test);
 	memset(ds.charged, 0, sizeof(ds.charged));
 	ds.walk_level = 0;
 
@@ -1038,7 +1040,7 @@ static void ksm_distill_charge_test(struct kunit *test)
 	distill_charge(5);
 	KUNIT_EXPECT_EQ(test, ds.charged[1], 5ULL);
 
-	memcpy(&ds, saved, sizeof(ds));
+	ds_restore(saved);
 }
 
 /*
@@ -1056,7 +1058,7 @@ static void ksm_distill_through_test(struct kunit *test)
 	};
 	struct ksm_distill_mm dm = { };
 	unsigned long skipped = ksm_distill_stats.skipped;
-	typeof(ds) *saved;
+	struct ds_saved *saved;
 
 	KUNIT_EXPECT_TRUE(test, ksm_region_through(&rr));
 	/* A slot not found merged (a hole, a page in an unstable tree)... */
@@ -1088,9 +1090,7 @@ static void ksm_distill_through_test(struct kunit *test)
 	r.through = false;
 	KUNIT_EXPECT_FALSE(test, distill_through(&r));
 
-	saved = kunit_kmalloc(test, sizeof(ds), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, saved);
-	memcpy(saved, &ds, sizeof(ds));
+	saved = ds_save(test);
 	ds.epoch = 9;
 	ds.uncovered = 1;
 	ds.walk_level = 0;
@@ -1110,7 +1110,7 @@ static void ksm_distill_through_test(struct kunit *test)
 	/* It stays merged through for the next round's judging. */
 	rr = (struct ksm_region_round){ .ksm_seen = r.ksm_seen, .pages = 64 };
 	KUNIT_EXPECT_TRUE(test, ksm_region_through(&rr));
-	memcpy(&ds, saved, sizeof(ds));
+	ds_restore(saved);
 	ksm_distill_stats.skipped = skipped;
 }
 
