@@ -132,16 +132,16 @@ static struct {
 	/* distill_broken_gen as the last round's end saw it. */
 	unsigned long broken_gen;
 	/*
-	 * Of the current round: pages examined, and when (jiffies) the first
-	 * region passed over as younger than Vlife comes of age, if @young.
-	 * A round that examined nothing and completed no coverage while such
-	 * a region waited sets @idle_until for distill_idle_ns(), if @idle.
+	 * Of the current round: ksm_distill_stats.sampled at its start, and
+	 * when (jiffies) the first region passed over as younger than Vlife
+	 * comes of age, if @young. A round that examined nothing and completed
+	 * no coverage while such a region waited leaves the sleep it allows
+	 * in @idle_ns, for distill_idle_ns().
 	 */
-	unsigned long round_examined;
+	unsigned long round_sampled;
 	unsigned long young_until;
-	unsigned long idle_until;
+	u64 idle_ns;
 	bool young;
-	bool idle;
 } ds = {
 	/* The scanner may be chosen mid-round, before a round_start(). */
 	.gov = &ksm_governors[0],
@@ -514,7 +514,7 @@ static void distill_round_start(void)
 		ds.regions[l] = 0;
 	}
 	ds.uncovered = 0;
-	ds.round_examined = 0;
+	ds.round_sampled = ksm_distill_stats.sampled;
 	ds.young = false;
 }
 
@@ -539,8 +539,11 @@ static bool distill_round_end(bool tree_lost)
 
 	ds.broken_gen = gen;
 	/* Rounds until its first young region is of age would do the same. */
-	ds.idle = !covered && !ds.round_examined && ds.young;
-	ds.idle_until = ds.young_until;
+	ds.idle_ns = 0;
+	if (!covered && ds.young &&
+	    ksm_distill_stats.sampled == ds.round_sampled)
+		ds.idle_ns = jiffies_to_nsecs(ksm_idle_wait(ds.young_until,
+							    jiffies));
 
 	WRITE_ONCE(ksm_distill_stats.rounds, ksm_distill_stats.rounds + 1);
 	trace_ksm_uksm_round(ksm_distill_stats.rounds, ksm_distill_stats.sampled,
@@ -1089,7 +1092,6 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
 	}
 	dm->sampled++;
 	ksm_distill_stats.sampled++;
-	ds.round_examined++;
 	ds.batch[l]++;
 	ds.last_level = l;
 	ds.stretch_sampled = true;
@@ -1334,10 +1336,10 @@ unsigned long ksm_idle_wait(unsigned long until, unsigned long now)
 /* Nanoseconds to sleep after the round that just ended (ksm_idle_wait()). */
 static u64 distill_idle_ns(void)
 {
-	if (!ds.idle)
-		return 0;
-	ds.idle = false;
-	return jiffies_to_nsecs(ksm_idle_wait(ds.idle_until, jiffies));
+	u64 ns = ds.idle_ns;
+
+	ds.idle_ns = 0;
+	return ns;
 }
 
 /* The region of @dm that holds @addr, or NULL; under @dm->lock or in ksmd. */

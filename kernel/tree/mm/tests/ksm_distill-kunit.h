@@ -917,7 +917,7 @@ static void ksm_distill_idle_test(struct kunit *test)
 
 	saved = ds_save(test);
 	ds.th.life_ms = 10000;
-	ds.round_examined = 0;
+	ds.round_sampled = ksm_distill_stats.sampled;
 	ds.young = false;
 	ds.uncovered = 1;
 	ds.broken_gen = atomic_long_read(&distill_broken_gen);
@@ -931,7 +931,7 @@ static void ksm_distill_idle_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, distill_idle_ns(), 0ULL);
 
 	/* A round that examined a page goes on. */
-	ds.round_examined = 1;
+	ksm_distill_stats.sampled++;
 	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, distill_idle_ns(), 0ULL);
 
