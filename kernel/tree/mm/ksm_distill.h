@@ -65,13 +65,22 @@ struct ksm_rmap_item;
 #define KSM_DISTILL_IDLE_MS	1000U
 
 /**
+ * struct ksm_walk_link - a link into an mm's rmap_item list, and when taken
+ * @link:	the rmap_item link (the list's head, or an rmap_item's
+ *		&ksm_rmap_item.rmap_list)
+ * @gen:	rmap_items freed, all told, when it was taken: it is good while
+ *		none was freed since
+ */
+struct ksm_walk_link {
+	struct ksm_rmap_item **link;
+	unsigned long gen;
+};
+
+/**
  * struct ksm_region_walk - how mm/ksm.c's walk may cross a region: its own
- * @resume:	the rmap_item link where the walk stood when the region's last
- *		stretch (&ksm_region.stretch) ended, for the next to start from
- * @tail:	the rmap_item link past the region's last rmap_item
- * @resume_gen:	rmap_items freed, all told, when @resume was taken: it is good
- *		while none was freed since
- * @tail_gen:	the same for @tail
+ * @resume:	where the walk stood when the region's last stretch
+ *		(&ksm_region.stretch) ended, for the next to start from
+ * @tail:	the link past the region's last rmap_item
  * @round:	the round the walk last entered the region in (ksm_scan.rounds,
  *		which an unmerge does not reset)
  * @began:	unstable tree resets when it did
@@ -100,10 +109,8 @@ struct ksm_rmap_item;
  *		(the bound of DISTILL_JUMP_RESETS, as for a stretch)
  */
 struct ksm_region_walk {
-	struct ksm_rmap_item **resume;
-	struct ksm_rmap_item **tail;
-	unsigned long resume_gen;
-	unsigned long tail_gen;
+	struct ksm_walk_link resume;
+	struct ksm_walk_link tail;
 	unsigned long round;
 	unsigned long began;
 	unsigned long aged;
@@ -113,18 +120,6 @@ struct ksm_region_walk {
 	unsigned long events_began;
 	unsigned long plain_events;
 	bool plain;
-};
-
-/**
- * struct ksm_walk_link - a link into an mm's rmap_item list, and when taken
- * @link:	the rmap_item link (the list's head, or an rmap_item's
- *		&ksm_rmap_item.rmap_list)
- * @gen:	rmap_items freed, all told, when it was taken: it is good while
- *		none was freed since
- */
-struct ksm_walk_link {
-	struct ksm_rmap_item **link;
-	unsigned long gen;
 };
 
 /* Regions of fewer parts than this get no &ksm_region_walk.links. */
