@@ -3,8 +3,9 @@
  * New duplicates are not held back by memory merged through. Child B maps
  * BIG identical pages; they merge, and their region, with nothing left to
  * merge, goes back to the lowest level. Then the parent, registered all
- * along (SPARSE distinct pages, as a host keeps other processes), maps
- * SMALL identical pages of a new content, which must merge within LIMIT s.
+ * along (SPARSE distinct pages, as a host keeps other processes, mapped
+ * after the fork so that B's only region is its own), maps SMALL identical
+ * pages of a new content, which must merge within LIMIT s.
  *
  * Each round of the distilling scanner meets B's region. A walk over its
  * 131072 merged rmap_items takes 22-28 ms under TCG, and at the lowest
@@ -69,9 +70,14 @@ int main(void)
 	psize = getpagesize();
 	ksm_uksm_begin();
 
-	sparse = ksm_map_filled(SPARSE, psize, SEED_SPARSE, true);
 	ksm_spawn(ch, 1, 0, child_big);
 	ksm_get_reply(&ch[0], "B", &got, sizeof(got));
+	/*
+	 * Mapped after the fork: B would inherit the mapping, a second
+	 * region of its own at the lowest level, and the count of step 2
+	 * would then be 1 while B's pages were still on the top level.
+	 */
+	sparse = ksm_map_filled(SPARSE, psize, SEED_SPARSE, true);
 
 	/* 1: B's pages all merge. */
 	t = now();
