@@ -77,6 +77,21 @@ def engine_cmd(knobs):
     return " && ".join("ksm-set %s %s" % tuple(kv.split("=", 1)) for kv in knobs)
 
 
+# The sampler's interval, and how often it counts the saving from the
+# workload's pagemaps (saved_pm). That count walks every page the workload
+# maps, about 0.6 s of a vCPU for 2 GiB under TCG with no sample taken
+# meanwhile, and only its last walk in the window is judged (saved_agree):
+# it walks every PAGEMAP_EVERY_S seconds, and at least four times a window
+# (docs/bench.md, "The sampler's pagemap walks").
+SAMPLE_MS = 100
+PAGEMAP_EVERY_S = 10
+
+
+def pagemap_every(window):
+    """Samples from one pagemap walk to the next in a window of @window s."""
+    return max(1, min(PAGEMAP_EVERY_S * 1000, window * 1000 // 4) // SAMPLE_MS)
+
+
 # Every sample line carries these; the sampler prints saved_pm last.
 SAMPLE_KEYS = ("t", "sharing", "zero", "full_scans", "engine_ns", "saved_pm")
 KMSG_TAIL = re.compile(r"\[\s*\d+\.\d+\].*$")
@@ -465,8 +480,9 @@ def main(argv=None):
     for rep in range(1, args.repeat + 1):
         for wl in workloads:
             for eng in engines:
-                cmd = "%s && ksm-sample -i 100 -m 10 -- %s" % (
-                    engine_cmd(engines_conf[eng]),
+                cmd = "%s && ksm-sample -i %d -m %d -- %s" % (
+                    engine_cmd(engines_conf[eng]), SAMPLE_MS,
+                    pagemap_every(args.window),
                     WORKLOADS[wl].format(size=sizes[wl], window=args.window))
                 plan.append(("bench/%s/%s/%d" % (wl, eng, rep), args.window + 300, cmd))
     log = os.path.join(outdir, "serial.log")

@@ -88,6 +88,16 @@ class MetricsTest(unittest.TestCase):
         m = bench.metrics(bench.parse_run(["@@X rc=1"]), 60)
         self.assertIn("error", m)
 
+    def test_pagemap_every(self):
+        # Every 10 s in a long window, four walks at least in a short one.
+        self.assertEqual(bench.pagemap_every(60), 100)
+        self.assertEqual(bench.pagemap_every(600), 100)
+        self.assertEqual(bench.pagemap_every(20), 50)
+        self.assertEqual(bench.pagemap_every(1), 2)
+        for window in range(1, 100):
+            walks = -(-window * 1000 // (bench.pagemap_every(window) * bench.SAMPLE_MS))
+            self.assertGreaterEqual(walks, min(4, window * 1000 // bench.SAMPLE_MS))
+
     def test_engines_conf(self):
         engines, demo = bench.read_engines()
         self.assertEqual(engines["ksm-1000"], ["pages_to_scan=1000", "sleep_millisecs=20", "run=1"])
