@@ -94,12 +94,6 @@ int ksm_get_page_hash(void);
 int ksm_set_page_hash(int mode);
 unsigned int ksm_get_page_hash_strength(void);
 
-struct page;
-
-/* Page contents compared as memcmp() orders them, in fewer instructions. */
-int ksm_memcmp_page(const void *p1, const void *p2);
-int ksm_memcmp_pages(struct page *page1, struct page *page2);
-
 int ksm_adaptive_sysfs_init(void);
 
 #endif /* __MM_KSM_ADAPTIVE_H */

@@ -889,6 +889,7 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 		nr->born = from->born;
 		nr->born_epoch = from->born_epoch;
 		nr->cow_shift = from->cow_shift;
+		nr->pass_epoch = from->pass_epoch;
 	}
 	nr->seen = ds.round - 1;
 	/* Insert before the first region that starts at or after @start. */
@@ -1383,6 +1384,12 @@ static void distill_merged_slot(struct ksm_distill_mm *dm,
 	region_walked(r);
 }
 
+/* No COW break in @r keeps the walk from passing over its merged slots. */
+static bool distill_pass_merged(struct ksm_region *r)
+{
+	return (long)(ds.epoch - READ_ONCE(r->pass_epoch)) >= 0;
+}
+
 /*
  * A region merged through in its last round, not sampled in a stretch in
  * this one and with no COW break counted since its judging (read without
@@ -1390,7 +1397,8 @@ static void distill_merged_slot(struct ksm_distill_mm *dm,
  */
 static bool distill_through(struct ksm_region *r)
 {
-	return r->through && !r->stretch && !READ_ONCE(r->cow);
+	return r->through && !r->stretch && !READ_ONCE(r->cow) &&
+	       distill_pass_merged(r);
 }
 
 /*
@@ -1420,6 +1428,7 @@ const struct ksm_scan_ops ksm_distill_ops = {
 	.examined = distill_examined,
 	.through = distill_through,
 	.crossed = distill_crossed,
+	.pass_merged = distill_pass_merged,
 	.merged_slot = distill_merged_slot,
 	.partner_merged = distill_partner_merged,
 	.charge = distill_charge,
@@ -1470,13 +1479,20 @@ void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr)
 	dm->cow++;
 	r = region_at(dm, addr);
 	if (r) {
+		unsigned long epoch = READ_ONCE(ds.epoch);
+
 		/*
 		 * ds.epoch is ksmd's, read racily: a coverage that began
 		 * unseen began after this write and examines it anyway.
 		 */
-		if (!r->cow++ &&
-		    READ_ONCE(r->reopen_epoch) != READ_ONCE(ds.epoch))
+		if (!r->cow++ && READ_ONCE(r->reopen_epoch) != epoch)
 			atomic_long_inc(&distill_broken_gen);
+		/*
+		 * The coverage after the next one at the earliest: one that
+		 * began after the break, though ds.epoch may have moved on
+		 * unseen, walks to every merged slot of the region.
+		 */
+		WRITE_ONCE(r->pass_epoch, epoch + 3);
 	}
 	spin_unlock(&dm->lock);
 	atomic_long_inc(&ksm_distill_stats.cow_breaks);

@@ -166,6 +166,11 @@ static inline unsigned int ksm_walk_part_shift(unsigned long pages)
  * @cow:	COW breaks of merged pages this round, by writes of the
  *		process (not KSM's own unsharing); written by the fault path
  *		under &ksm_distill_mm.lock
+ * @pass_epoch:	the first coverage in which the walk may pass over the
+ *		region's merged slots again (->pass_merged()): set by a COW
+ *		break, under &ksm_distill_mm.lock, two coverages past the one
+ *		in progress, so that one coverage that began after the break
+ *		examines every slot of the region
  * @cursor:	page index of the round's next sample point: first the
  *		round's offset, then the last sample plus the interval (in a
  *		stretch: first its part's start, then past the last run)
@@ -203,7 +208,8 @@ static inline unsigned int ksm_walk_part_shift(unsigned long pages)
  * @cow_shift:	held on level 0 after a failed probe, sampled 2^@cow_shift
  *		times sparser; 0 when not held
  *
- * The region list and the region fields but @cow are written only by ksmd,
+ * The region list and the region fields but @cow and @pass_epoch are
+ * written only by ksmd,
  * holding the mm's mmap lock for read and &ksm_distill_mm.lock; ksmd reads
  * them without the lock.
  */
@@ -221,6 +227,7 @@ struct ksm_region {
 	unsigned long ksm_seen;
 	unsigned long events;
 	unsigned long cow;
+	unsigned long pass_epoch;
 	unsigned long cursor;
 	unsigned long cover_epoch;
 	unsigned long born_epoch;
@@ -383,6 +390,13 @@ struct ksm_scan_ops {
 	bool (*through)(struct ksm_region *r);
 	/* The walk crossed @r in one step: as if it passed every merged slot. */
 	void (*crossed)(struct ksm_distill_mm *dm, struct ksm_region *r);
+	/*
+	 * Whether the walk may pass over merged slots of @r whose merge looks
+	 * intact (its KSM page mapped at least once a sharer) without looking
+	 * at them: not after a COW break in @r, which a forked child's
+	 * mapping of the same KSM page would hide from that test.
+	 */
+	bool (*pass_merged)(struct ksm_region *r);
 	/* The walk passed over a merged page at @addr of @r. */
 	void (*merged_slot)(struct ksm_distill_mm *dm, struct ksm_region *r,
 			    unsigned long addr);

@@ -24,6 +24,7 @@
 #include <linux/ksm.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/oom.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
@@ -36,17 +37,29 @@
 static DEFINE_MUTEX(full_system_mutex);
 static bool full_system __read_mostly;
 
+/*
+ * An undo that could not un-enroll a process: unmerging its pages fails
+ * once the writer has a fatal signal pending. Under full_system_mutex.
+ */
+static bool full_system_undo_failed;
+
 bool ksm_get_full_system(void)
 {
 	return READ_ONCE(full_system);
 }
 
-/* Enroll or un-enroll one mm: 1 when it changed, 0 when not, or -errno. */
-static int full_system_apply(struct mm_struct *mm, bool on)
+/*
+ * Enroll or un-enroll one mm: 1 when it changed, 0 when not, or -errno.
+ * Killable unless @undo: undoing what an interrupted write enrolled must
+ * finish even when the writer was killed.
+ */
+static int full_system_apply(struct mm_struct *mm, bool on, bool undo)
 {
 	int ret = 0;
 
-	if (mmap_write_lock_killable(mm))
+	if (undo)
+		mmap_write_lock(mm);
+	else if (mmap_write_lock_killable(mm))
 		return -EINTR;
 	if (on) {
 		if (!test_bit(MMF_KSM_OPT_OUT, &mm->flags) &&
@@ -69,12 +82,33 @@ static int full_system_apply(struct mm_struct *mm, bool on)
 }
 
 /*
+ * The mm of thread group @task, with a reference, or NULL: that of its first
+ * thread that still has one (the group leader may have exited before the
+ * others), NULL for kernel threads and exited groups.
+ */
+static struct mm_struct *full_system_mm(struct task_struct *task)
+{
+	struct mm_struct *mm = NULL;
+	struct task_struct *t;
+
+	t = find_lock_task_mm(task);
+	if (!t)
+		return NULL;
+	if (!(t->flags & PF_KTHREAD)) {
+		mm = t->mm;
+		mmget(mm);
+	}
+	task_unlock(t);
+	return mm;
+}
+
+/*
  * One pass over every thread group, in pid order. A process forked during
  * the pass may have copied its parent's flags before the parent changed and
  * got a pid the pass has left behind: the caller repeats passes until one
- * changes nothing.
+ * changes nothing. Only the pass of an @undo goes on after a fatal signal.
  */
-static int full_system_pass(bool on)
+static int full_system_pass(bool on, bool undo)
 {
 	int nr = 1, changed = 0;
 
@@ -85,7 +119,7 @@ static int full_system_pass(bool on)
 		int ret;
 
 		cond_resched();
-		if (fatal_signal_pending(current))
+		if (!undo && fatal_signal_pending(current))
 			return -EINTR;
 		rcu_read_lock();
 		pid = find_ge_pid(nr, &init_pid_ns);
@@ -100,28 +134,30 @@ static int full_system_pass(bool on)
 			break;
 		if (!task)
 			continue;
-		/* NULL for kernel threads and exiting tasks. */
-		mm = get_task_mm(task);
+		mm = full_system_mm(task);
 		put_task_struct(task);
 		if (!mm)
 			continue;
-		ret = full_system_apply(mm, on);
+		ret = full_system_apply(mm, on, undo);
 		mmput(mm);
-		if (ret < 0)
+		if (ret < 0 && !undo)
 			return ret;
-		changed += ret;
+		if (ret < 0)
+			full_system_undo_failed = true;
+		else
+			changed += ret;
 	}
 	return changed;
 }
 
 #define FULL_SYSTEM_PASSES	4
 
-static int full_system_walk(bool on)
+static int full_system_walk(bool on, bool undo)
 {
 	int pass, ret = 0;
 
 	for (pass = 0; pass < FULL_SYSTEM_PASSES; pass++) {
-		ret = full_system_pass(on);
+		ret = full_system_pass(on, undo);
 		if (ret <= 0)
 			break;
 	}
@@ -133,9 +169,11 @@ static int full_system_walk(bool on)
  * @on:		enroll every user process, or un-enroll those it enrolled
  *
  * Either way the walk runs, so a write repeats what an interrupted one left
- * undone. Enrolling that fails part-way is undone.
+ * undone. Enrolling that fails part-way (a fatal signal, no memory) is
+ * undone, to the end even when the writer was killed.
  *
- * Return: 0, or -EINTR / -ENOMEM with the knob off.
+ * Return: 0, or -EINTR / -ENOMEM with the knob off (on, with the processes
+ * not un-enrolled, when unmerging one failed).
  */
 int ksm_set_full_system(bool on)
 {
@@ -144,10 +182,18 @@ int ksm_set_full_system(bool on)
 	if (mutex_lock_interruptible(&full_system_mutex))
 		return -EINTR;
 	WRITE_ONCE(full_system, on);
-	err = full_system_walk(on);
+	err = full_system_walk(on, false);
 	if (err && on) {
+		/*
+		 * Not interruptible, so that the knob reads 0 with no process
+		 * left enrolled; if one could not be un-enrolled, the knob
+		 * reads 1 (a write of 0 un-enrolls the rest).
+		 */
 		WRITE_ONCE(full_system, false);
-		full_system_walk(false);
+		full_system_undo_failed = false;
+		full_system_walk(false, true);
+		if (full_system_undo_failed)
+			WRITE_ONCE(full_system, true);
 	}
 	mutex_unlock(&full_system_mutex);
 	return err;

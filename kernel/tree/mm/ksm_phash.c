@@ -359,7 +359,13 @@ unsigned int ksm_phash_adapt_round(struct ksm_phash_adapt *a,
 	return a->strength;
 }
 
-static int __init ksm_phash_init(void)
+/**
+ * ksm_phash_init() - draw the order in which the hash reads a page's words
+ *
+ * Called by ksm_init() before anything hashes a page (ksm_phash_calibrate()
+ * first): a strength reads the first words of this permutation.
+ */
+void __init ksm_phash_init(void)
 {
 	unsigned int i, j;
 
@@ -370,8 +376,6 @@ static int __init ksm_phash_init(void)
 		j = get_random_u32_below(i + 1);
 		swap(phash_perm[i], phash_perm[j]);
 	}
-	return 0;
 }
-subsys_initcall(ksm_phash_init);
 
 #include "tests/ksm_phash-kunit.h"

@@ -78,6 +78,7 @@ struct ksm_phash_adapt {
 void ksm_phash_adapt_init(struct ksm_phash_adapt *a, u32 ps_per_word);
 unsigned int ksm_phash_adapt_round(struct ksm_phash_adapt *a,
 				   const struct ksm_phash_round *r);
+void ksm_phash_init(void);
 u32 ksm_phash_calibrate(void);
 u32 ksm_phash_extend(const void *page, u32 state, unsigned int from,
 		     unsigned int to);

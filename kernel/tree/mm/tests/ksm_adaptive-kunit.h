@@ -48,29 +48,52 @@ static int ksm_test_sign(int v)
 	return (v > 0) - (v < 0);
 }
 
+/* memcmp_pages() of @a and @b, both ways round, has memcmp()'s sign. */
+static void ksm_expect_cmp(struct kunit *test, struct page *a, struct page *b)
+{
+	void *pa = page_address(a), *pb = page_address(b);
+
+	KUNIT_EXPECT_EQ(test, ksm_test_sign(memcmp_pages(a, b)),
+			ksm_test_sign(memcmp(pa, pb, PAGE_SIZE)));
+	KUNIT_EXPECT_EQ(test, ksm_test_sign(memcmp_pages(b, a)),
+			ksm_test_sign(memcmp(pb, pa, PAGE_SIZE)));
+}
+
 /*
- * ksm_memcmp_page() against memcmp(), over zeroes and over random
- * contents: equal pages, then one byte changed (to a random other value,
+ * memcmp_pages(), the compare KSM orders its trees by and checks before a
+ * merge (mm/util.c's generic one unless the architecture has its own),
+ * against memcmp(), over zeroes and over random contents of untagged
+ * pages: equal pages, then one byte changed (to a random other value,
  * compared both ways round) at the first and the last byte of every
  * 64-byte block and at 64 random places, each also with a second
  * difference at the page's last byte, which must not change the sign.
  */
-static void ksm_memcmp_page_test(struct kunit *test)
+static void ksm_memcmp_pages_test(struct kunit *test)
 {
-	unsigned long *a = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
-	unsigned long *b = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
-	u8 *pb = (u8 *)b;
+	struct page *page_a = alloc_page(GFP_KERNEL);
+	struct page *page_b = alloc_page(GFP_KERNEL);
+	unsigned long *a, *b;
 	unsigned int fill, k;
+	u8 *pb;
 
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
+	if (!page_a || !page_b) {
+		if (page_a)
+			__free_page(page_a);
+		if (page_b)
+			__free_page(page_b);
+		KUNIT_FAIL(test, "no pages");
+		return;
+	}
+	a = page_address(page_a);
+	b = page_address(page_b);
+	pb = (u8 *)b;
 	for (fill = 0; fill < 2; fill++) {
 		if (fill)
 			get_random_bytes(a, PAGE_SIZE);
 		else
 			memset(a, 0, PAGE_SIZE);
 		memcpy(b, a, PAGE_SIZE);
-		KUNIT_EXPECT_EQ(test, ksm_memcmp_page(a, b), 0);
+		KUNIT_EXPECT_EQ(test, memcmp_pages(page_a, page_b), 0);
 		for (k = 0; k < 2 * PAGE_SIZE / 64 + 64; k++) {
 			unsigned int pos;
 			u8 old;
@@ -83,28 +106,25 @@ static void ksm_memcmp_page_test(struct kunit *test)
 				pos = get_random_u32_below(PAGE_SIZE);
 			old = pb[pos];
 			pb[pos] = old + 1 + get_random_u32_below(255);
-			KUNIT_EXPECT_EQ(test, ksm_test_sign(ksm_memcmp_page(a, b)),
-					ksm_test_sign(memcmp(a, b, PAGE_SIZE)));
-			KUNIT_EXPECT_EQ(test, ksm_test_sign(ksm_memcmp_page(b, a)),
-					ksm_test_sign(memcmp(b, a, PAGE_SIZE)));
+			ksm_expect_cmp(test, page_a, page_b);
 			if (pos + 1 < PAGE_SIZE) {
 				/* A later difference: no effect. */
 				pb[PAGE_SIZE - 1] ^= 0xff;
-				KUNIT_EXPECT_EQ(test,
-						ksm_test_sign(ksm_memcmp_page(a, b)),
-						ksm_test_sign(memcmp(a, b, PAGE_SIZE)));
+				ksm_expect_cmp(test, page_a, page_b);
 				pb[PAGE_SIZE - 1] ^= 0xff;
 			}
 			pb[pos] = old;
 		}
-		KUNIT_EXPECT_EQ(test, ksm_memcmp_page(a, b), 0);
+		KUNIT_EXPECT_EQ(test, memcmp_pages(page_a, page_b), 0);
 	}
+	__free_page(page_a);
+	__free_page(page_b);
 }
 
 static struct kunit_case ksm_adaptive_test_cases[] = {
 	KUNIT_CASE(ksm_choice_parse_test),
 	KUNIT_CASE(ksm_choice_show_test),
-	KUNIT_CASE(ksm_memcmp_page_test),
+	KUNIT_CASE(ksm_memcmp_pages_test),
 	{},
 };
 
