@@ -9,8 +9,9 @@ ENGINES ?= none ksm-100 ksm-1000 ksm-2000 ksm-advisor
 SIZE_MB ?= 0
 REPEAT ?= 3
 WINDOW ?= 60
+SOAK_MIN ?= 30
 
-.PHONY: bench baseline bench-check demo all deps prepare kernel kernel-release guest test test-only variants \
+.PHONY: bench baseline bench-check demo all deps prepare kernel kernel-release guest test test-only soak variants \
 	export-patches checkpatch selftest clean distclean help
 
 all: test
@@ -18,6 +19,7 @@ all: test
 help:
 	@echo "make test            install deps, build the debug kernel and guest, run tests/manifest"
 	@echo "make test-only ONLY=regex   run a subset against what is already built"
+	@echo "make soak [SOAK_MIN=30]     knob storm, churn and reshape rounds on the debug kernel"
 	@echo "make kernel          build the debug kernel (build/obj-debug)"
 	@echo "make kernel-release  build the release kernel (build/obj-release)"
 	@echo "make bench WORKLOADS=.. ENGINES=.. SIZE_MB=N REPEAT=R WINDOW=S   side-by-side bench"
@@ -46,6 +48,9 @@ test: kernel kernel-release guest
 
 test-only:
 	@$(PY) $(H)/test.py $(if $(ONLY),--only '$(ONLY)')
+
+soak: kernel guest
+	@$(PY) $(H)/soak.py --minutes $(SOAK_MIN)
 
 bench: kernel-release guest
 	@$(PY) bench/bench.py --workloads "$(WORKLOADS)" --engines "$(ENGINES)" \

@@ -9,7 +9,7 @@ kernel report, a new taint flag or lockdep turning itself off fails the boot
 ``N passed, N failed``; the exit status is non-zero on any failure.
 
 Manifest lines (a line starting with ``#`` is a comment):
-    guest NAME [nodes=N] [kernel=debug|release] [timeout=S] [pass=N]
+    guest NAME [nodes=N] [kernel=debug|release] [boot="ARGS"] [timeout=S] [pass=N]
           [allow-skip="reason"] [tries=N flaky="reason"] -- COMMAND
     kunit SUITE
     host  NAME [timeout=S] -- COMMAND          (run on the host, in the project)
@@ -30,7 +30,7 @@ import vm  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KINDS = ("guest", "kunit", "host")
 OPTIONS = {"nodes": int, "timeout": int, "pass": int, "allow-skip": str, "tries": int,
-           "flaky": str, "kernel": str}
+           "flaky": str, "kernel": str, "boot": str}
 KERNELS = ("debug", "release")
 
 
@@ -52,7 +52,7 @@ def parse_manifest(text, source="manifest"):
             raise ManifestError("%s:%d: want KIND NAME [options] [-- command], KIND one of %s"
                                 % (source, n, ", ".join(KINDS)))
         kind, name = words[0], words[1]
-        t = {"kind": kind, "name": name, "cmd": cmd.strip(), "nodes": 2, "kernel": "debug",
+        t = {"kind": kind, "name": name, "cmd": cmd.strip(), "nodes": 2, "kernel": "debug", "boot": "",
              "timeout": 600 if kind == "host" else 300, "pass": None,
              "allow-skip": None, "tries": 1, "flaky": None, "line": n}
         for opt in words[2:]:
@@ -74,6 +74,8 @@ def parse_manifest(text, source="manifest"):
             raise ManifestError("%s:%d: nodes, timeout and tries must be positive" % (source, n))
         if (t["tries"] > 1) != bool(t["flaky"]):
             raise ManifestError("%s:%d: tries=N (N > 1) goes with flaky=\"reason\"" % (source, n))
+        if t["boot"] and kind != "guest":
+            raise ManifestError("%s:%d: boot=\"ARGS\" is for guest tests" % (source, n))
         if (kind, name) in seen:
             raise ManifestError("%s:%d: %s %s listed twice" % (source, n, kind, name))
         seen.add((kind, name))
@@ -212,12 +214,17 @@ def main(argv=None):
 
     guest = [t for t in tests if t["kind"] == "guest"]
     kunit = [t for t in tests if t["kind"] == "kunit"]
-    # One boot per (kernel, node count); KUnit runs in the debug 2-node boot.
-    boots = sorted({(t["kernel"], t["nodes"]) for t in guest} | ({("debug", 2)} if kunit else set()))
-    for kernel, nodes in boots:
-        group = [t for t in guest if t["nodes"] == nodes and t["kernel"] == kernel]
+    # One boot per (kernel, node count, extra command line); KUnit runs in
+    # the debug 2-node boot.
+    boots = sorted({(t["kernel"], t["nodes"], t["boot"]) for t in guest} |
+                   ({("debug", 2, "")} if kunit else set()))
+    for kernel, nodes, append in boots:
+        group = [t for t in guest
+                 if (t["kernel"], t["nodes"], t["boot"]) == (kernel, nodes, append)]
         image = args.kernel if kernel == "debug" else args.release_kernel
         tag = "nodes%d" % nodes if kernel == "debug" else "%s-nodes%d" % (kernel, nodes)
+        if append:
+            tag += "-" + re.sub(r"[^A-Za-z0-9]+", "-", append).strip("-")
         if not (os.path.exists(image) and os.path.exists(args.initrd)):
             boot = None
             problems = ["kernel or initramfs missing: %s, %s" % (image, args.initrd)]
@@ -225,10 +232,11 @@ def main(argv=None):
             log = os.path.join(logdir, "serial-%s.log" % tag)
             boot = vm.run(image, args.initrd,
                           [(t["name"], t["timeout"], t["cmd"], t["tries"]) for t in group],
-                          log, mem_mb=args.mem, smp=args.smp, nodes=nodes)
+                          log, mem_mb=args.mem, smp=args.smp, nodes=nodes, append=append)
             problems = boot.problems()
-            rep.note("boot of the %s kernel with %d nodes: %.0fs, %s (serial log: %s)" % (
-                kernel, nodes, boot.secs, boot.info or "no @@BOOT line", log))
+            rep.note("boot of the %s kernel with %d nodes%s: %.0fs, %s (serial log: %s)" % (
+                kernel, nodes, " and %s" % append if append else "", boot.secs,
+                boot.info or "no @@BOOT line", log))
         for t in group:
             g = boot.tests.get(t["name"]) if boot else None
             ok, detail = judge_guest(t, g) if boot else (False, problems[0])
@@ -236,7 +244,7 @@ def main(argv=None):
             if g and g.reports:
                 lines = g.reports[0].splitlines()
             rep.result(ok, t["name"], detail, lines)
-        if (kernel, nodes) == ("debug", 2):
+        if (kernel, nodes, append) == ("debug", 2, ""):
             for t in kunit:
                 k = boot.kunit.get(t["name"]) if boot else None
                 if k is None:

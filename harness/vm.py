@@ -25,6 +25,12 @@ REPORT = re.compile(
     r"|possible circular locking dependency|inconsistent lock state"
     r"|Call Trace:)"
 )
+# A guest test that injects faults (failslab, fail_page_alloc) brackets
+# them with these kernel messages (written to /dev/kmsg); in between, the
+# stack dump of an allocation failure it caused is counted, not reported.
+FAULTS_ON = "ksm-test: fault injection on"
+FAULTS_OFF = "ksm-test: fault injection off"
+ALLOC_FAILURE = re.compile(r"page allocation failure: order:")
 MARKER = re.compile(r"@@(BOOT|BEGIN|END|RETRY|STATE|DONE|ERROR)\b.*$")
 TAINT_TEST = 1 << 18  # 'N': set whenever a KUnit test has run
 TAINT_NAMES = "PFSRMBUDAWCIOELKXTN"
@@ -60,6 +66,7 @@ class Boot:
     timed_out: bool = False
     secs: float = 0.0
     errors: list = dataclasses.field(default_factory=list)
+    injected: int = 0  # allocation failure dumps while faults were injected
     want: dict = dataclasses.field(default_factory=dict)  # e.g. {"nodes": 2, "cpus": 2}
 
     def problems(self):
@@ -146,11 +153,17 @@ def parse(lines, boot):
     cur = None
     where = "boot"
     kunit_depth = []
+    faults = False
     for i, raw in enumerate(lines):
         line = raw.rstrip("\r\n")
         m = KMSG.search(line)
         msg = m.group(1) if m else None
-        if msg is not None and REPORT.search(msg):
+        if msg is not None and (FAULTS_ON in msg or FAULTS_OFF in msg):
+            faults = FAULTS_ON in msg
+        if (msg is not None and faults and msg.strip() == "Call Trace:" and
+                any(ALLOC_FAILURE.search(l) for l in lines[max(0, i - 12):i])):
+            boot.injected += 1
+        elif msg is not None and REPORT.search(msg):
             excerpt = "\n".join(l.rstrip() for l in lines[max(0, i - 2):i + 25])
             # One report per kernel splat: skip lines of the one just seen.
             if not boot.reports or boot.reports[-1][2] < i - 25:

@@ -45,12 +45,16 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(t["kernel"], "debug")
         t, = harness.parse_manifest("guest a kernel=release -- prog\n")
         self.assertEqual(t["kernel"], "release")
+        self.assertEqual(t["boot"], "")
+        t, = harness.parse_manifest('guest a boot="kmemleak=on x=1" -- prog\n')
+        self.assertEqual(t["boot"], "kmemleak=on x=1")
 
     def test_errors(self):
         for bad in ("guest x\n", "kunit s -- cmd\n", "robot x -- y\n", "guest x nodes=0 -- y\n",
                     "guest x speed=3 -- y\n", "guest x nodes=two -- y\n",
                     "guest x -- a\nguest x -- b\n", "guest x tries=2 -- y\n",
-                    'guest x flaky="z" -- y\n', "guest x tries=0 -- y\n", "guest x kernel=fast -- y\n", "# only a comment\n", 'guest "x -- y\n'):
+                    'guest x flaky="z" -- y\n', "guest x tries=0 -- y\n", "guest x kernel=fast -- y\n",
+                    'kunit s boot="a=1"\n', "# only a comment\n", 'guest "x -- y\n'):
             with self.subTest(bad=bad):
                 with self.assertRaises(harness.ManifestError):
                     harness.parse_manifest(bad)
@@ -77,6 +81,21 @@ class ParseTest(unittest.TestCase):
         ok, detail = harness.judge_guest({"timeout": 9, "allow-skip": None, "pass": None},
                                          b.tests["t1"])
         self.assertFalse(ok)
+
+    def test_injected_allocation_failure_is_counted(self):
+        dump = ["[   12.000000] ksmd: page allocation failure: order:0, mode:0xcc0(GFP_KERNEL)",
+                "[   12.000001] CPU: 1 PID: 7 Comm: ksmd",
+                "[   12.000002] Call Trace:"]
+        b = boot_log("@@BEGIN t1", "[   11.000000] ksm-test: fault injection on", *dump,
+                     "[   13.000000] ksm-test: fault injection off", "@@END t1 rc=0 secs=1")
+        self.assertEqual(b.problems(), [])
+        self.assertEqual(b.injected, 1)
+        b = boot_log("@@BEGIN t1", *dump, "@@END t1 rc=0 secs=1")
+        self.assertEqual(len(b.reports), 1, "no fault injected: a report")
+        b = boot_log("@@BEGIN t1", "[   11.000000] ksm-test: fault injection on",
+                     "[   12.000000] BUG: KASAN: slab-use-after-free in ksm_do_scan",
+                     "[   12.000002] Call Trace:", "@@END t1 rc=0 secs=1")
+        self.assertEqual(len(b.reports), 1, "any other report still counts")
 
     def test_user_text_is_not_a_report(self):
         b = boot_log("@@BEGIN t1", "WARNING: this line came from a program", "@@END t1 rc=0 secs=1")
