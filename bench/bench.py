@@ -40,6 +40,7 @@ WORKLOADS = {
     "numa-mirror-u50": "env WL_UNIQUE=50 numa-mirror --size-mb {size} --seconds {window}",
     "thp-mixed": "thp-mixed --size-mb {size} --seconds {window}",
     "merge-floor": "merge-floor --size-mb {size} --seconds {window}",
+    "mmap-latency": "mmap-latency --size-mb {size} --seconds {window}",
 }
 DEFAULT_SIZE = {"static-mix": 256, "static-mix-randfirst": 256,
                 "sparse": 256, "sparse-near": 256, "churn": 16, "cow-broken": 64,
@@ -47,7 +48,7 @@ DEFAULT_SIZE = {"static-mix": 256, "static-mix-randfirst": 256,
                 "similar-images": 64,
                 "numa-mirror": 64, "numa-mirror-differ": 64, "numa-mirror-c10": 64,
                 "numa-mirror-u50": 64, "thp-mixed": 128,
-                "merge-floor": 256}
+                "merge-floor": 256, "mmap-latency": 128}
 
 
 DEMO_WORKLOADS = "static-mix similar-images numa-mirror"
