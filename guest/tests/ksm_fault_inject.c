@@ -3,7 +3,8 @@
  * Fault injection aimed at ksmd: failslab and fail_page_alloc fail a share
  * of ksmd's own allocations (task-filter with ksmd's make-it-fail) while it
  * merges, samples under the distilling scanner, splits huge pages, moves
- * KSM pages for placement and re-keys its trees by the adaptive page hash,
+ * KSM pages for placement (a cold sharer on node 0, a hot one on node 1,
+ * each on its own CPU) and re-keys its trees by the adaptive page hash,
  * one phase each, under workloads that check every byte of their memory.
  *
  * For each phase the failures injected (each attribute's "times" counted
@@ -28,34 +29,6 @@
 #define TIMES		1000000L
 
 static size_t psize;
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-static long read_long(const char *path)
-{
-	char buf[64];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
-}
 
 static pid_t ksmd_pid(void)
 {
@@ -90,7 +63,7 @@ static int attr_set(const char *attr, const char *file, const char *val)
 	char path[128];
 
 	snprintf(path, sizeof(path), DBG "%s/%s", attr, file);
-	return write_file(path, val);
+	return ksm_write_path(path, val);
 }
 
 static long attr_times(const char *attr)
@@ -98,7 +71,7 @@ static long attr_times(const char *attr)
 	char path[128];
 
 	snprintf(path, sizeof(path), DBG "%s/times", attr);
-	return read_long(path);
+	return ksm_read_path_long(path);
 }
 
 /* Turn the faults on at @pct percent of ksmd's allocations, or off at 0. */
@@ -109,11 +82,11 @@ static void faults(unsigned int pct)
 
 	snprintf(v, sizeof(v), "%u", pct);
 	if (pct)
-		write_file("/dev/kmsg", "ksm-test: fault injection on\n");
+		ksm_write_path("/dev/kmsg", "ksm-test: fault injection on\n");
 	for (i = 0; i < ARRAY_SIZE(attrs); i++)
 		attr_set(attrs[i], "probability", v);
 	if (!pct)
-		write_file("/dev/kmsg", "ksm-test: fault injection off\n");
+		ksm_write_path("/dev/kmsg", "ksm-test: fault injection off\n");
 }
 
 /* --- the workload ----------------------------------------------------- */
@@ -173,6 +146,8 @@ static void worker(int k, int cmd, int rep)
 
 		if (poll(&pfd, 1, ph == MIGRATE ? 10 : 300) == 1)
 			break;
+		if (ph == MIGRATE && !k)
+			continue;	/* cold: its copies may move away */
 		if (ph == MIGRATE) {
 			/* Hot: read every page, often. */
 			for (p = 0; p < n; p++)
@@ -242,7 +217,7 @@ static long ksm_leaks(void)
 	ssize_t n;
 	int fd;
 
-	if (write_file(DBG "kmemleak", "scan"))
+	if (ksm_write_path(DBG "kmemleak", "scan"))
 		return -1;
 	fd = open(DBG "kmemleak", O_RDONLY);
 	if (fd < 0)
@@ -297,10 +272,10 @@ int main(void)
 	    ksm_set("sleep_millisecs", 10) ||
 	    ksm_set("uksm_bottom_cpu_permille", 1000))
 		ksft_exit_fail_msg("cannot set the KSM knobs\n");
-	write_file(DBG "kmemleak", "clear");
+	ksm_write_path(DBG "kmemleak", "clear");
 
 	snprintf(path, sizeof(path), "/proc/%d/make-it-fail", ksmd);
-	if (write_file(path, "1"))
+	if (ksm_write_path(path, "1"))
 		ksft_exit_fail_msg("cannot aim at ksmd (%s)\n", path);
 	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
 		char t[32];
@@ -329,7 +304,7 @@ int main(void)
 				 "%s: %ld failures injected, contents intact\n",
 				 phase_name[ph], injected[ph][0] + injected[ph][1]);
 	}
-	write_file(path, "0");
+	ksm_write_path(path, "0");
 
 	ksm_set("run", 2);
 	left = ksm_get("pages_shared") + ksm_get("pages_sharing") +

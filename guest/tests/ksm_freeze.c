@@ -18,19 +18,6 @@
 #define TRIES		4
 #define FREEZE_MS	"1000"
 
-/* Write @val to the file at @path; 0 or -errno. */
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* Read the first line of @path into @buf; 0 or -errno. */
 static int read_file(const char *path, char *buf, size_t len)
 {
@@ -57,7 +44,7 @@ static int freezes(const char *mode)
 	for (i = 0; i < TRIES; i++) {
 		msleep(500 + rand() % 2500);
 		t = now();
-		err = write_file("/sys/power/state", "freeze");
+		err = ksm_write_path("/sys/power/state", "freeze");
 		printf("# %s: freeze %d: %s in %.2f s\n", mode, i,
 		       err ? strerror(-err) : "frozen and thawed", now() - t);
 		failed += !!err;
@@ -87,9 +74,9 @@ int main(void)
 	ksft_set_plan(2 + ARRAY_SIZE(governors));
 	srand(time(NULL));
 	ksm_knobs_save(knobs, ARRAY_SIZE(knobs));
-	if (write_file("/sys/power/pm_test", "freezer") ||
-	    write_file("/sys/power/pm_freeze_timeout", FREEZE_MS) ||
-	    write_file("/sys/module/suspend/parameters/pm_test_delay", "0"))
+	if (ksm_write_path("/sys/power/pm_test", "freezer") ||
+	    ksm_write_path("/sys/power/pm_freeze_timeout", FREEZE_MS) ||
+	    ksm_write_path("/sys/module/suspend/parameters/pm_test_delay", "0"))
 		ksft_exit_fail_msg("cannot set up the freezer test\n");
 
 	mem = ksm_map_filled(NPAGES, sysconf(_SC_PAGESIZE), 4242, true);
@@ -119,7 +106,7 @@ int main(void)
 
 	ksm_set("run", 2);
 	ksm_knobs_restore(knobs, ARRAY_SIZE(knobs));
-	write_file("/sys/power/pm_freeze_timeout", old_timeout);
-	write_file("/sys/power/pm_test", "none");
+	ksm_write_path("/sys/power/pm_freeze_timeout", old_timeout);
+	ksm_write_path("/sys/power/pm_test", "none");
 	ksft_finished();
 }

@@ -66,28 +66,6 @@ static long ask(struct ksm_child *c, char what)
 	return r;
 }
 
-/* The live thread's ksm_merging_pages (the leader's /proc entry has no mm). */
-static long merging(pid_t pid, pid_t t)
-{
-	char path[96], buf[1024];
-	const char *v;
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/ksm_merging_pages",
-		 pid, t);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	v = buf;
-	return strtol(v, NULL, 10);
-}
-
 int main(void)
 {
 	struct ksm_knob knobs[] = {
@@ -118,7 +96,7 @@ int main(void)
 	on = ask(&ch[0], 'm');
 	deadline = now() + 120;
 	while (on == 1 && now() < deadline &&
-	       (m = merging(ch[0].pid, t)) < NPAGES - 1)
+	       (m = ksm_merging(ch[0].pid, t)) < NPAGES - 1)
 		msleep(200);
 	ksft_test_result(on == 1 && m >= NPAGES - 1,
 			 "knob 1: enrolled (PR_GET %ld), %ld pages merging\n",
@@ -126,7 +104,7 @@ int main(void)
 
 	ksm_set("full_system_scan", 0);
 	off = ask(&ch[0], 'm');
-	m = merging(ch[0].pid, t);
+	m = ksm_merging(ch[0].pid, t);
 	ksft_test_result(off == 0 && m == 0,
 			 "knob 0: un-enrolled (PR_GET %ld), %ld pages merging\n",
 			 off, m);

@@ -459,6 +459,9 @@ static void shape_sequence(void)
 	msleep(rnd(500));
 	wait_unstable(15);
 	storm_write(knob(name), true);
+	/* Half the time a second change at once, before a scan ends. */
+	if (rnd(2))
+		storm_write(knob(name), true);
 	workers_cmd('D');
 }
 

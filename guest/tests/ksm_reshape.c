@@ -10,8 +10,9 @@
  * and the shape knobs are accepted; between the changes the scan fills the
  * unstable trees again, and a child unmaps part of its pages.
  *
- *  1. tree_shards 2 then 1 under page_hash=adaptive, half of one child
- *     unmapped, then scanner=uksm: the scan goes on over the rest.
+ *  1. tree_shards 2 then 1, back to back, under page_hash=adaptive, half
+ *     of one child unmapped while two full scans go on over the rest
+ *     (three times), then scanner=uksm.
  *  2. merge_across_nodes 0, 1, 0 under the distilling scanner (whose
  *     unstable tree lives a whole coverage), a quarter of the other child
  *     unmapped between the changes.
@@ -26,7 +27,10 @@
 
 static size_t psize;
 
-/* Child k: NPAGES unique pages; 'u' unmaps the top half of what is left. */
+/*
+ * Child k: NPAGES unique pages; 'u' unmaps the top half of what is left,
+ * 'r' maps NPAGES new ones in place of what is left.
+ */
 static void child(int k, int cmd, int rep)
 {
 	long seed = (k + 1) * 1000003L, n = NPAGES;
@@ -35,7 +39,13 @@ static void child(int k, int cmd, int rep)
 
 	ksm_reply(rep, 0);
 	while (read(cmd, &c, 1) == 1) {
-		if (c == 'u') {
+		if (c == 'r') {
+			munmap(mem, n * psize);
+			seed += NPAGES;
+			n = NPAGES;
+			mem = ksm_map_filled(NPAGES, psize, seed, true);
+			ksm_reply(rep, n);
+		} else if (c == 'u') {
 			munmap(mem + n / 2 * psize, (n - n / 2) * psize);
 			n /= 2;
 			ksm_reply(rep, n);
@@ -66,13 +76,24 @@ static bool unstable_holds(long n)
 	return ksm_get("pages_unshared") >= n;
 }
 
-/* Wait until the trees are keyed by the adaptive hash (60 s at most). */
+/*
+ * Wait until the trees are keyed by the adaptive hash and its strength has
+ * settled (no re-keying for 3 s: a probe's new strength empties the
+ * unstable trees), 120 s at most.
+ */
 static bool keyed(void)
 {
-	double deadline = now() + 60;
+	double deadline = now() + 120, quiet = now() + 3;
+	long rekeys = ksm_get("page_hash_rekeys");
 
-	while (ksm_get("page_hash_strength") <= 0 && now() < deadline)
+	while (now() < deadline && (ksm_get("page_hash_strength") <= 0 ||
+				    now() < quiet)) {
 		msleep(50);
+		if (ksm_get("page_hash_rekeys") != rekeys) {
+			rekeys = ksm_get("page_hash_rekeys");
+			quiet = now() + 3;
+		}
+	}
 	return ksm_get("page_hash_strength") > 0;
 }
 
@@ -140,11 +161,20 @@ int main(void)
 		ksm_get_reply(&ch[i], "holder", &r, sizeof(r));
 	}
 
-	/* 1. */
-	ok1 = keyed() && unstable_holds(NPAGES) &&
-	      set_knob("tree_shards", "2") &&
-	      unstable_holds(NPAGES) && set_knob("tree_shards", "1");
-	r = ask(&ch[0], 'u');
+	/*
+	 * 1. Back to back, so that no end of a scan empties the trees between;
+	 * the scan that goes on frees the unmapped half's rmap_items and files
+	 * the other pages. Three times, the unmapped half mapped anew.
+	 */
+	ok1 = keyed();
+	for (i = 0; i < 3; i++) {
+		ok1 = keyed() && unstable_holds(NPAGES) &&
+		      set_knob("tree_shards", "2") &&
+		      set_knob("tree_shards", "1") && ok1;
+		r = ask(&ch[0], 'u');
+		ksm_wait_full_scans(2, 120);
+		ask(&ch[0], 'r');
+	}
 	ok1 = set_knob("scanner", "uksm") && ok1;
 	msleep(5000);
 	ok1 = ok1 && unstable_holds(64);

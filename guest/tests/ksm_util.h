@@ -67,6 +67,49 @@ static inline void ksm_print_stalls(void)
 		       n, ksm_get("uksm_stall_ms"));
 }
 
+/* Write @val to the file at @path; returns 0 or -errno. */
+static inline int ksm_write_path(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The number the file at @path starts with, or -1. */
+static inline long ksm_read_path_long(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/* /proc/<pid>[/task/<tid>]/ksm_merging_pages (@tid 0: the process's). */
+static inline long ksm_merging(pid_t pid, pid_t tid)
+{
+	char path[96];
+
+	if (tid)
+		snprintf(path, sizeof(path),
+			 "/proc/%d/task/%d/ksm_merging_pages", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/ksm_merging_pages", pid);
+	return ksm_read_path_long(path);
+}
+
 /* Write a string to a KSM sysfs file; returns 0 or -errno. */
 static inline int ksm_write(const char *knob, const char *val)
 {
@@ -194,6 +237,17 @@ static inline void msleep(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/* Wait up to @secs for full_scans to move on by @n; whether it did. */
+static inline bool ksm_wait_full_scans(long n, double secs)
+{
+	long want = ksm_get("full_scans") + n;
+	double deadline = now() + secs;
+
+	while (ksm_get("full_scans") < want && now() < deadline)
+		msleep(50);
+	return ksm_get("full_scans") >= want;
 }
 
 /* Fill a page of @psize bytes with pseudo-random words from @seed. */

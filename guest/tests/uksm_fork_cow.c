@@ -31,35 +31,6 @@ static void child(int k, int cmd, int rep)
 	_exit(0);
 }
 
-static long merging(pid_t pid)
-{
-	char path[64], buf[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/ksm_merging_pages", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
-}
-
-/* Wait for @n more full scans (300 s at most). */
-static bool full_scans(long n)
-{
-	long want = ksm_get("full_scans") + n;
-	double deadline = now() + 300;
-
-	while (ksm_get("full_scans") < want && now() < deadline)
-		msleep(100);
-	return ksm_get("full_scans") >= want;
-}
-
 int main(void)
 {
 	struct ksm_knob knobs[] = {
@@ -83,9 +54,9 @@ int main(void)
 
 	mem = ksm_map_filled(NPAGES, psize, 99, false);
 	deadline = now() + 120;
-	while (merging(getpid()) < NPAGES && now() < deadline)
+	while (ksm_merging(getpid(), 0) < NPAGES && now() < deadline)
 		msleep(100);
-	mine = merging(getpid());
+	mine = ksm_merging(getpid(), 0);
 	ksft_test_result(mine == NPAGES, "all %d pages merged (%ld)\n", NPAGES,
 			 mine);
 
@@ -93,9 +64,9 @@ int main(void)
 	ksm_get_reply(&ch[0], "child", &r, sizeof(r));
 	for (p = 0; p < BROKEN; p++)
 		ksm_fill_page(mem + p * 8 * psize, psize, 1000 + p);
-	scanned = full_scans(3);
-	mine = merging(getpid());
-	theirs = merging(ch[0].pid);
+	scanned = ksm_wait_full_scans(3, 300);
+	mine = ksm_merging(getpid(), 0);
+	theirs = ksm_merging(ch[0].pid, 0);
 	total = ksm_get("pages_shared") + ksm_get("pages_sharing");
 	printf("# after %s: parent %ld merging, child %ld, pages_shared + pages_sharing %ld\n",
 	       scanned ? "3 full scans" : "300 s", mine, theirs, total);
