@@ -889,7 +889,6 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 		nr->born = from->born;
 		nr->born_epoch = from->born_epoch;
 		nr->cow_shift = from->cow_shift;
-		nr->pass_epoch = from->pass_epoch;
 	}
 	nr->seen = ds.round - 1;
 	/* Insert before the first region that starts at or after @start. */
@@ -897,6 +896,9 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 		if (r->start >= start)
 			break;
 	spin_lock(&dm->lock);
+	/* With the fault path's marks: none falls between copy and insert. */
+	if (from)
+		nr->pass_epoch = from->pass_epoch;
 	list_add_tail(&nr->list, &r->list);
 	spin_unlock(&dm->lock);
 	/* Drop the old regions the new one covers. */
@@ -1473,26 +1475,32 @@ void ksm_distill_mm_free(struct ksm_distill_mm *dm)
  */
 void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr)
 {
+	unsigned long epoch = READ_ONCE(ds.epoch);
 	struct ksm_region *r;
 
 	spin_lock(&dm->lock);
 	dm->cow++;
 	r = region_at(dm, addr);
 	if (r) {
-		unsigned long epoch = READ_ONCE(ds.epoch);
-
 		/*
 		 * ds.epoch is ksmd's, read racily: a coverage that began
 		 * unseen began after this write and examines it anyway.
 		 */
 		if (!r->cow++ && READ_ONCE(r->reopen_epoch) != epoch)
 			atomic_long_inc(&distill_broken_gen);
-		/*
-		 * The coverage after the next one at the earliest: one that
-		 * began after the break, though ds.epoch may have moved on
-		 * unseen, walks to every merged slot of the region.
-		 */
-		WRITE_ONCE(r->pass_epoch, epoch + 3);
+	}
+	/*
+	 * Every region that holds @addr, an old one a VMA split left for
+	 * ksmd to drop and the new one alike, passes over no merged slot
+	 * until the coverage after the next one at the earliest: one that
+	 * began after the break, though ds.epoch may have moved on unseen,
+	 * walks to every merged slot of the region.
+	 */
+	list_for_each_entry(r, &dm->regions, list) {
+		if (addr < r->start)
+			break;
+		if (addr < r->end)
+			WRITE_ONCE(r->pass_epoch, epoch + 3);
 	}
 	spin_unlock(&dm->lock);
 	atomic_long_inc(&ksm_distill_stats.cow_breaks);

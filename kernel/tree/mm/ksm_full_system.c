@@ -37,29 +37,17 @@
 static DEFINE_MUTEX(full_system_mutex);
 static bool full_system __read_mostly;
 
-/*
- * An undo that could not un-enroll a process: unmerging its pages fails
- * once the writer has a fatal signal pending. Under full_system_mutex.
- */
-static bool full_system_undo_failed;
-
 bool ksm_get_full_system(void)
 {
 	return READ_ONCE(full_system);
 }
 
-/*
- * Enroll or un-enroll one mm: 1 when it changed, 0 when not, or -errno.
- * Killable unless @undo: undoing what an interrupted write enrolled must
- * finish even when the writer was killed.
- */
-static int full_system_apply(struct mm_struct *mm, bool on, bool undo)
+/* Enroll or un-enroll one mm: 1 when it changed, 0 when not, or -errno. */
+static int full_system_apply(struct mm_struct *mm, bool on)
 {
 	int ret = 0;
 
-	if (undo)
-		mmap_write_lock(mm);
-	else if (mmap_write_lock_killable(mm))
+	if (mmap_write_lock_killable(mm))
 		return -EINTR;
 	if (on) {
 		if (!test_bit(MMF_KSM_OPT_OUT, &mm->flags) &&
@@ -106,9 +94,9 @@ static struct mm_struct *full_system_mm(struct task_struct *task)
  * One pass over every thread group, in pid order. A process forked during
  * the pass may have copied its parent's flags before the parent changed and
  * got a pid the pass has left behind: the caller repeats passes until one
- * changes nothing. Only the pass of an @undo goes on after a fatal signal.
+ * changes nothing.
  */
-static int full_system_pass(bool on, bool undo)
+static int full_system_pass(bool on)
 {
 	int nr = 1, changed = 0;
 
@@ -119,7 +107,7 @@ static int full_system_pass(bool on, bool undo)
 		int ret;
 
 		cond_resched();
-		if (!undo && fatal_signal_pending(current))
+		if (fatal_signal_pending(current))
 			return -EINTR;
 		rcu_read_lock();
 		pid = find_ge_pid(nr, &init_pid_ns);
@@ -138,26 +126,23 @@ static int full_system_pass(bool on, bool undo)
 		put_task_struct(task);
 		if (!mm)
 			continue;
-		ret = full_system_apply(mm, on, undo);
+		ret = full_system_apply(mm, on);
 		mmput(mm);
-		if (ret < 0 && !undo)
-			return ret;
 		if (ret < 0)
-			full_system_undo_failed = true;
-		else
-			changed += ret;
+			return ret;
+		changed += ret;
 	}
 	return changed;
 }
 
 #define FULL_SYSTEM_PASSES	4
 
-static int full_system_walk(bool on, bool undo)
+static int full_system_walk(bool on)
 {
 	int pass, ret = 0;
 
 	for (pass = 0; pass < FULL_SYSTEM_PASSES; pass++) {
-		ret = full_system_pass(on, undo);
+		ret = full_system_pass(on);
 		if (ret <= 0)
 			break;
 	}
@@ -169,11 +154,15 @@ static int full_system_walk(bool on, bool undo)
  * @on:		enroll every user process, or un-enroll those it enrolled
  *
  * Either way the walk runs, so a write repeats what an interrupted one left
- * undone. Enrolling that fails part-way (a fatal signal, no memory) is
- * undone, to the end even when the writer was killed.
+ * undone. The knob reads what the processes are: enrolling that fails for
+ * memory is undone and the knob reads 0; a write of 1 that a fatal signal
+ * stops (the walk, or an mmap lock it waits for) leaves the knob at 1 with
+ * the processes enrolled so far, since unmerging cannot proceed with that
+ * signal pending and the writer must stay killable: writing 0 un-enrolls
+ * them. A write of 0 that a fatal signal stops leaves the knob at 0 with
+ * the processes not yet reached still enrolled: write 0 again.
  *
- * Return: 0, or -EINTR / -ENOMEM with the knob off (on, with the processes
- * not un-enrolled, when unmerging one failed).
+ * Return: 0, -EINTR (knob as above) or -ENOMEM (knob 0).
  */
 int ksm_set_full_system(bool on)
 {
@@ -182,18 +171,10 @@ int ksm_set_full_system(bool on)
 	if (mutex_lock_interruptible(&full_system_mutex))
 		return -EINTR;
 	WRITE_ONCE(full_system, on);
-	err = full_system_walk(on, false);
-	if (err && on) {
-		/*
-		 * Not interruptible, so that the knob reads 0 with no process
-		 * left enrolled; if one could not be un-enrolled, the knob
-		 * reads 1 (a write of 0 un-enrolls the rest).
-		 */
+	err = full_system_walk(on);
+	if (err == -ENOMEM && on) {
 		WRITE_ONCE(full_system, false);
-		full_system_undo_failed = false;
-		full_system_walk(false, true);
-		if (full_system_undo_failed)
-			WRITE_ONCE(full_system, true);
+		full_system_walk(false);
 	}
 	mutex_unlock(&full_system_mutex);
 	return err;
