@@ -10,9 +10,9 @@
  * and the shape knobs are accepted; between the changes the scan fills the
  * unstable trees again, and a child unmaps part of its pages.
  *
- *  1. tree_shards 2 then 1, back to back, under page_hash=adaptive, half
- *     of one child unmapped while two full scans go on over the rest
- *     (three times), then scanner=uksm.
+ *  1. tree_shards 2 then 1, back to back, under page_hash=adaptive, the
+ *     lower half of both children unmapped while two full scans go on
+ *     over the rest (three times), then scanner=uksm.
  *  2. merge_across_nodes 0, 1, 0 under the distilling scanner (whose
  *     unstable tree lives a whole coverage), a quarter of the other child
  *     unmapped between the changes.
@@ -28,7 +28,8 @@
 static size_t psize;
 
 /*
- * Child k: NPAGES unique pages; 'u' unmaps the top half of what is left,
+ * Child k: NPAGES unique pages; 'u' unmaps the lower half of what is left
+ * (the scan frees its rmap_items, then files the upper half's pages),
  * 'r' maps NPAGES new ones in place of what is left.
  */
 static void child(int k, int cmd, int rep)
@@ -46,8 +47,10 @@ static void child(int k, int cmd, int rep)
 			mem = ksm_map_filled(NPAGES, psize, seed, true);
 			ksm_reply(rep, n);
 		} else if (c == 'u') {
-			munmap(mem + n / 2 * psize, (n - n / 2) * psize);
-			n /= 2;
+			munmap(mem, n / 2 * psize);
+			mem += n / 2 * psize;
+			seed += n / 2;
+			n -= n / 2;
 			ksm_reply(rep, n);
 		} else if (c == 'v') {
 			ksm_reply(rep, ksm_bad_pages(mem, n, psize, seed, true));
@@ -171,9 +174,10 @@ int main(void)
 		ok1 = keyed() && unstable_holds(NPAGES) &&
 		      set_knob("tree_shards", "2") &&
 		      set_knob("tree_shards", "1") && ok1;
-		r = ask(&ch[0], 'u');
+		r = ask(&ch[0], 'u') + ask(&ch[1], 'u');
 		ksm_wait_full_scans(2, 120);
 		ask(&ch[0], 'r');
+		ask(&ch[1], 'r');
 	}
 	ok1 = set_knob("scanner", "uksm") && ok1;
 	msleep(5000);
