@@ -19,7 +19,9 @@
  *
  * The shape knobs (tree_shards, merge_across_nodes, page_hash, scanner)
  * are also written in sequences that give them a chance: unmerge all
- * (run=2), scan again, and write once the unstable trees hold pages.
+ * (run=2), scan again, and write once the unstable trees hold pages. On a
+ * guest too slow for MIN_SHAPE of them each in SECONDS, shape sequences
+ * alone go on for up to 120 s more.
  *
  * Passes when no worker saw a byte change, the reader read on, and each
  * shape knob was taken at least MIN_SHAPE times while the unstable trees
@@ -465,6 +467,17 @@ static void shape_sequence(void)
 	workers_cmd('D');
 }
 
+/* A shape knob taken fewer than MIN_SHAPE times with pages waiting. */
+static bool shape_short(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (knobs[i].shape && knobs[i].shape_taken < MIN_SHAPE)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct ksm_knob saved[ARRAY_SIZE(knobs) + 1];
@@ -513,6 +526,9 @@ int main(int argc, char **argv)
 		else
 			storm_write(&knobs[rnd(ARRAY_SIZE(knobs))], false);
 	}
+	/* A slow guest: shape sequences alone until each knob had its share. */
+	while (shape_short() && now() < end + 120)
+		shape_sequence();
 
 	for (i = 0; i <= WORKERS; i++) {
 		char c = 'q';
