@@ -1233,7 +1233,7 @@ u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
  * deschedules in a batch comes back with the guest's clocks moved on, and
  * the gap is charged to ksmd as CPU. At the lowest level's 0.2%, each
  * second of it slept ksmd, every level with it, for about 500 s: new
- * duplicates sat unmerged for minutes (stop 30's CI). A batch stops after
+ * duplicates would sit unmerged for minutes. A batch stops after
  * KSM_DISTILL_BATCH_NS of examining and the walk it is in, so its cost
  * moves slowly: one that took more than KSM_DISTILL_STALL_X times the
  * average (and more than KSM_DISTILL_STALL_MIN_NS) is charged that much.
