@@ -17,11 +17,11 @@
  * COW, MADV_UNMERGEABLE and MADV_MERGEABLE, and check all their pages after
  * each step against what they wrote.
  *
- * The shape knobs (tree_shards, merge_across_nodes, page_hash, scanner)
- * are also written in sequences that give them a chance: unmerge all
- * (run=2), scan again, and write once the unstable trees hold pages. On a
- * guest too slow for MIN_SHAPE of them each in SECONDS, shape sequences
- * alone go on for up to 120 s more.
+ * The shape knobs (tree_shards, merge_across_nodes, page_hash, scanner,
+ * merge_domains) are also written in sequences that give them a chance:
+ * unmerge all (run=2), scan again, and write once the unstable trees hold
+ * pages. On a guest too slow for MIN_SHAPE of them each in SECONDS, shape
+ * sequences alone go on for up to 120 s more.
  *
  * Passes when no worker saw a byte change, the reader read on, and each
  * shape knob was taken at least MIN_SHAPE times while the unstable trees
@@ -311,6 +311,7 @@ static const char *const v_scanner[] = { "stock", "uksm", NULL };
 static const char *const v_gov[] = { "full", "medium", "low", "quiet", NULL };
 static const char *const v_place[] = { "scan-order", "fair", "priority", NULL };
 static const char *const v_hash[] = { "checksum", "adaptive", NULL };
+static const char *const v_domains[] = { "none", "user", "cgroup", NULL };
 static const char *const bad_num[] = {
 	"-1", "abc", "99999999999999999999999", "1x", NULL,
 };
@@ -343,6 +344,7 @@ static struct knob knobs[] = {
 	{ "placement", v_place, 0, 0, bad_name },
 	{ "tree_shards", NULL, 1, 16, bad_num, true },
 	{ "page_hash", v_hash, 0, 0, bad_name, true },
+	{ "merge_domains", v_domains, 0, 0, bad_name, true },
 };
 
 /* xorshift, from the seed: the storm's every choice. */
@@ -436,7 +438,8 @@ static void wait_unstable(double secs)
 
 /*
  * Write the next shape knob, in turn, while the unstable trees hold pages.
- * tree_shards and merge_across_nodes are refused while pages are merged:
+ * tree_shards, merge_across_nodes and merge_domains are refused while pages
+ * are merged:
  * for them the workers make every content unique, KSM unmerges all and
  * scans again, and the knob is written once the unstable trees fill.
  */
@@ -444,11 +447,13 @@ static void shape_sequence(void)
 {
 	static const char *const shape[] = {
 		"tree_shards", "merge_across_nodes", "page_hash", "scanner",
+		"merge_domains",
 	};
 	static unsigned int next;
 	const char *name = shape[next++ % ARRAY_SIZE(shape)];
 
-	if (strcmp(name, "tree_shards") && strcmp(name, "merge_across_nodes")) {
+	if (strcmp(name, "tree_shards") && strcmp(name, "merge_across_nodes") &&
+	    strcmp(name, "merge_domains")) {
 		wait_unstable(3);
 		storm_write(knob(name), true);
 		return;

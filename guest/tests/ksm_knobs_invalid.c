@@ -45,6 +45,9 @@ static const struct {
 	{ "tree_shards", "many" },
 	{ "page_hash", "adaptiv" },
 	{ "page_hash", "checksum adaptive" },
+	{ "merge_domains", "tenant" },
+	{ "merge_domains", "user cgroup" },
+	{ "merge_domains", "1" },
 };
 
 int main(void)

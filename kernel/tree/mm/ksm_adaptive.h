@@ -94,6 +94,27 @@ int ksm_get_page_hash(void);
 int ksm_set_page_hash(int mode);
 unsigned int ksm_get_page_hash_strength(void);
 
+/* Merge domains (mm/ksm_domain.c): which processes may share a KSM page. */
+enum ksm_merge_domains {
+	KSM_DOMAINS_NONE,
+	KSM_DOMAINS_USER,
+	KSM_DOMAINS_CGROUP,
+	KSM_NR_DOMAIN_MODES,
+};
+
+/* The domain of an mm without an owner: its pages are not merged. */
+#define KSM_DOMAIN_ORPHAN	U64_MAX
+
+struct mm_struct;
+
+extern int ksm_merge_domains;
+/* KSM pages unmerged from a mapping of another domain; written by ksmd. */
+extern unsigned long ksm_domain_moves;
+int ksm_domains_supported(int mode);
+u64 ksm_mm_domain(struct mm_struct *mm);
+/* In mm/ksm.c: under ksm_thread_mutex; -EBUSY while anything is merged. */
+int ksm_set_merge_domains(int mode);
+
 int ksm_adaptive_sysfs_init(void);
 
 #endif /* __MM_KSM_ADAPTIVE_H */

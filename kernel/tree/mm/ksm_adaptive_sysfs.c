@@ -133,6 +133,30 @@ static ssize_t page_hash_store(struct kobject *kobj,
 	return choice_store(&page_hash_choice, ksm_set_page_hash, buf, count);
 }
 
+static const char * const merge_domains_names[KSM_NR_DOMAIN_MODES] = {
+	"none", "user", "cgroup",
+};
+
+static const struct ksm_choice merge_domains_choice = {
+	.names = merge_domains_names,
+	.nr = KSM_NR_DOMAIN_MODES,
+};
+
+static ssize_t merge_domains_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return ksm_choice_show(&merge_domains_choice,
+			       READ_ONCE(ksm_merge_domains), buf);
+}
+
+static ssize_t merge_domains_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	return choice_store(&merge_domains_choice, ksm_set_merge_domains, buf,
+			    count);
+}
+
 static const char * const governor_names[KSM_NR_GOVERNORS] = {
 	"full", "medium", "low", "quiet",
 };
@@ -233,6 +257,7 @@ KSM_STAT(placement_migrate_deferred, READ_ONCE(ksm_place_stats.deferred));
 KSM_STAT(page_hash_strength, ksm_get_page_hash_strength());
 KSM_STAT(page_hash_collisions, READ_ONCE(ksm_phash_stats.collisions));
 KSM_STAT(page_hash_rekeys, READ_ONCE(ksm_phash_stats.rekeys));
+KSM_STAT(merge_domain_moves, READ_ONCE(ksm_domain_moves));
 
 /* One number per level, lowest first. */
 static ssize_t show_levels(char *buf, const unsigned long *v)
@@ -277,6 +302,7 @@ static struct kobj_attribute uksm_governor_attr = __ATTR_RW(uksm_governor);
 static struct kobj_attribute placement_attr = __ATTR_RW(placement);
 static struct kobj_attribute tree_shards_attr = __ATTR_RW(tree_shards);
 static struct kobj_attribute page_hash_attr = __ATTR_RW(page_hash);
+static struct kobj_attribute merge_domains_attr = __ATTR_RW(merge_domains);
 
 static struct attribute *ksm_adaptive_attrs[] = {
 	&scanner_attr.attr,
@@ -317,6 +343,8 @@ static struct attribute *ksm_adaptive_attrs[] = {
 	&page_hash_strength_attr.attr,
 	&page_hash_collisions_attr.attr,
 	&page_hash_rekeys_attr.attr,
+	&merge_domains_attr.attr,
+	&merge_domain_moves_attr.attr,
 	NULL,
 };
 

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Merge domains for KSM: which processes may share a KSM page.
+ *
+ * Deduplication is a side channel: a process that writes a guess of another
+ * process's page and sees it merged (its own ksm_merging_pages, the global
+ * pages_sharing, or the time of a later write's COW fault) learns that the
+ * other process holds that page. /sys/kernel/mm/ksm/merge_domains limits
+ * merging to pages of one domain:
+ *
+ *   none    one domain: every mergeable page may merge with every other
+ *           (KSM's behaviour, the default);
+ *   user    the real uid of the mm's owner (mm->owner, the task the memory
+ *           controller charges);
+ *   cgroup  the memory cgroup of the mm's owner, so each container or VM
+ *           scope is its own domain (under cgroup v2, the cgroup the process
+ *           is in, or its nearest ancestor with the memory controller).
+ *
+ * The domain is the first part of the key of KSM's stable and unstable
+ * trees (mm/ksm.c), so a lookup never compares a page with another domain's.
+ * It is read from the mm each time it is needed: a process that changes uid
+ * or cgroup keeps its merged pages until ksmd next visits them, and that
+ * visit gives it a copy of its own, merged again inside its new domain by a
+ * later visit. The shared zero page (use_zero_pages) belongs to no domain.
+ *
+ * user and cgroup need CONFIG_MEMCG (mm->owner); cgroup also needs the memory
+ * controller enabled at boot.
+ */
+
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/memcontrol.h>
+#include <linux/mm_types.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+
+#include "ksm_adaptive.h"
+
+int ksm_merge_domains __read_mostly;
+unsigned long ksm_domain_moves;
+
+/**
+ * ksm_domains_supported() - whether this kernel can tell @mode's domains
+ * @mode:	a merge domain mode
+ *
+ * Return: 0, or -EOPNOTSUPP when the kernel cannot find an mm's domain.
+ */
+int ksm_domains_supported(int mode)
+{
+	if (mode == KSM_DOMAINS_NONE)
+		return 0;
+	if (!IS_ENABLED(CONFIG_MEMCG))
+		return -EOPNOTSUPP;
+	if (mode == KSM_DOMAINS_CGROUP && mem_cgroup_disabled())
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/**
+ * ksm_mm_domain() - the merge domain of @mm, as of now
+ * @mm:	an mm that KSM scans (held by KSM's mm_slot)
+ *
+ * Under RCU, as the owner, its credentials and its memory cgroup are freed
+ * after a grace period.
+ *
+ * Return: 0 under merge_domains=none; otherwise the owner's uid or its memory
+ * cgroup's id, or KSM_DOMAIN_ORPHAN while the mm has no owner (it is
+ * exiting), whose pages are not merged.
+ */
+u64 ksm_mm_domain(struct mm_struct *mm)
+{
+	int mode = READ_ONCE(ksm_merge_domains);
+	u64 domain = KSM_DOMAIN_ORPHAN;
+
+	if (mode == KSM_DOMAINS_NONE)
+		return 0;
+#ifdef CONFIG_MEMCG
+	{
+		struct task_struct *owner;
+
+		rcu_read_lock();
+		owner = rcu_dereference(mm->owner);
+		if (owner && mode == KSM_DOMAINS_USER) {
+			domain = __kuid_val(task_uid(owner));
+		} else if (owner) {
+			struct mem_cgroup *memcg = mem_cgroup_from_task(owner);
+
+			if (memcg)
+				domain = cgroup_id(memcg->css.cgroup);
+		}
+		rcu_read_unlock();
+	}
+#endif
+	return domain;
+}
+
+#include "tests/ksm_domain-kunit.h"
