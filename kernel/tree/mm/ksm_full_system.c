@@ -13,7 +13,8 @@
  *
  * Opting out lasts: prctl(PR_SET_MEMORY_MERGE, 0) sets MMF_KSM_OPT_OUT, which
  * children inherit and which keeps the process out of every later walk;
- * prctl(PR_SET_MEMORY_MERGE, 1) clears it. MADV_UNMERGEABLE keeps its VMA out,
+ * prctl(PR_SET_MEMORY_MERGE, 1) clears it. A process that forbids COW
+ * sharing (s390_disable_cow_sharing()) is never enrolled. MADV_UNMERGEABLE keeps its VMA out,
  * as the scan only marks VMAs when it enrolls a process and new VMAs after.
  *
  * Locking: knob writes are serialized by full_system_mutex; a process is
@@ -42,6 +43,19 @@ bool ksm_get_full_system(void)
 	return READ_ONCE(full_system);
 }
 
+/*
+ * Whether the scan may enroll @mm: it has not opted out, is not mergeable
+ * already, and does not forbid COW sharing (s390's KVM guests with storage
+ * keys: s390_disable_cow_sharing() makes mm_forbids_zeropage() true, and
+ * disables KSM for good as far as the scan is concerned).
+ */
+static bool full_system_may_enroll(struct mm_struct *mm)
+{
+	return !test_bit(MMF_KSM_OPT_OUT, &mm->flags) &&
+	       !test_bit(MMF_VM_MERGE_ANY, &mm->flags) &&
+	       !mm_forbids_zeropage(mm);
+}
+
 /* Enroll or un-enroll one mm: 1 when it changed, 0 when not, or -errno. */
 static int full_system_apply(struct mm_struct *mm, bool on)
 {
@@ -50,8 +64,7 @@ static int full_system_apply(struct mm_struct *mm, bool on)
 	if (mmap_write_lock_killable(mm))
 		return -EINTR;
 	if (on) {
-		if (!test_bit(MMF_KSM_OPT_OUT, &mm->flags) &&
-		    !test_bit(MMF_VM_MERGE_ANY, &mm->flags)) {
+		if (full_system_may_enroll(mm)) {
 			ret = ksm_enable_merge_any(mm);
 			if (!ret) {
 				set_bit(MMF_KSM_ENROLLED, &mm->flags);
@@ -180,14 +193,44 @@ int ksm_set_full_system(bool on)
 	return err;
 }
 
-/* exec: enroll the new mm (its flags come from the old one) if it may be. */
+/*
+ * exec, under the new mm's mmap write lock: enroll the new mm (its flags
+ * come from the old one) if it may be, before its VMAs are made. This mm is
+ * not the task's yet: a knob write's walk cannot see it, and
+ * ksm_full_system_exec_mmap() sets it right once it is.
+ */
 void ksm_full_system_execve(struct mm_struct *mm)
 {
-	if (!READ_ONCE(full_system) || test_bit(MMF_KSM_OPT_OUT, &mm->flags) ||
-	    test_bit(MMF_VM_MERGE_ANY, &mm->flags))
+	if (READ_ONCE(full_system) && full_system_may_enroll(mm)) {
+		set_bit(MMF_KSM_ENROLLED, &mm->flags);
+		set_bit(MMF_VM_MERGE_ANY, &mm->flags);
+	}
+}
+
+/*
+ * exec, once @mm is the task's (exec_mmap()), no mmap lock held: a knob
+ * write that ran since ksm_full_system_execve() may have walked past the
+ * task while it still had its old mm, so enroll or un-enroll @mm as the knob
+ * now says.
+ *
+ * Without full_system_mutex when @mm agrees with the knob: exec_mmap() set
+ * the task's mm under task_lock(), and a walk takes the mm under task_lock()
+ * after writing the knob. If the walk took the task's mm before exec_mmap()
+ * did, its knob write happened before this read, which sees it; otherwise
+ * the walk sees @mm and sets it right itself. Otherwise the change waits
+ * for a running write to end, and takes the knob as that write left it.
+ */
+void ksm_full_system_exec_mmap(struct mm_struct *mm)
+{
+	bool on = READ_ONCE(full_system);
+
+	if (on ? !full_system_may_enroll(mm) :
+		 !test_bit(MMF_KSM_ENROLLED, &mm->flags))
 		return;
-	set_bit(MMF_KSM_ENROLLED, &mm->flags);
-	set_bit(MMF_VM_MERGE_ANY, &mm->flags);
+	if (mutex_lock_killable(&full_system_mutex))
+		return;
+	full_system_apply(mm, READ_ONCE(full_system));
+	mutex_unlock(&full_system_mutex);
 }
 
 /* prctl(PR_SET_MEMORY_MERGE) succeeded: the process decides for itself. */
