@@ -2,7 +2,8 @@
 """Soak: the knob storm and the churn on the debug kernel for a while.
 
 Writes a manifest of storm rounds (each a new seed, STORM_S seconds) each
-followed by a churn round and a shape-knob round, enough of them to fill
+followed by a churn round, a shape-knob round and a merge-domain round
+(user and cgroup), enough of them to fill
 the requested minutes, runs it with harness/test.py in one boot of the
 debug kernel, and prints a summary line of what ran and what was checked.
 A kernel report (KASAN, lockdep, a WARN, a hung task), a content error or
@@ -18,7 +19,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STORM_S = 240
 CHURN_S = 60
-ROUND_S = STORM_S + CHURN_S + 150  # with the reshape round and the resets
+ROUND_S = STORM_S + CHURN_S + 180  # with the reshape, domain rounds, resets
 
 
 def manifest(minutes, first_seed):
@@ -32,6 +33,7 @@ def manifest(minutes, first_seed):
                      "echo 1 > /sys/kernel/mm/ksm/run && churn --size-mb 8 --procs 3 --seconds %d"
                      % (r, CHURN_S + 120, "uksm" if r % 2 else "stock", CHURN_S))
         lines.append("guest soak/%02d/reshape timeout=600 pass=4 -- ksm_reshape" % r)
+        lines.append("guest soak/%02d/domains timeout=900 pass=14 -- ksm_merge_domains" % r)
     return "\n".join(lines) + "\n", rounds
 
 
