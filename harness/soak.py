@@ -42,7 +42,7 @@ def manifest(minutes, first_seed):
                      "echo 1 > /sys/kernel/mm/ksm/run && churn --size-mb 8 --procs 3 --seconds %d"
                      % (r, CHURN_S + 120, "uksm" if r % 2 else "stock", CHURN_S))
         lines.append("guest soak/%02d/reshape timeout=600 pass=4 -- ksm_reshape" % r)
-        lines.append("guest soak/%02d/domains timeout=900 pass=14 -- ksm_merge_domains" % r)
+        lines.append("guest soak/%02d/domains timeout=900 pass=16 -- ksm_merge_domains" % r)
     return "\n".join(lines) + "\n", rounds
 
 

@@ -5,7 +5,7 @@
  * victim's page from a wrong one; a process that changes domain has its
  * pages moved to its new domain by ksmd's next visits.
  *
- * Run under merge_domains=user (each child sets its real uid) and then
+ * Run under merge_domains=user (each child sets its effective uid) and then
  * merge_domains=cgroup (each child is moved into a cgroup v2 group with the
  * memory controller). Six children of NPAGES pages each, page p of a child
  * filled from seed + p (no two pages of one child alike):
@@ -23,6 +23,8 @@
  * of its pages shares a frame; C2's right guess merges with V. Then C
  * moves to domain B: its pages leave V's KSM pages for Q1's (pagemap PFNs),
  * merge_domain_moves counts them, and the saving is again the oracle's.
+ * Last, Q2 makes itself not dumpable: under user its pages leave every KSM
+ * page (it is merged with no one), under cgroup they stay merged with Q1.
  *
  * smart_scan is 0, so that every page is examined in every full scan.
  *
@@ -54,7 +56,7 @@ static struct ksm_child ch[NCHILD];
 static unsigned long base[NCHILD];	/* each child's mapping */
 
 struct cmd {
-	char op;	/* 'u' set uid, 'f' fill, 'v' verify */
+	char op;	/* 'u' set uid, 'f' fill, 'n' not dumpable, 'v' verify */
 	long arg;
 };
 
@@ -67,8 +69,14 @@ static void child(int k, int cmd_fd, int rep)
 	while (read(cmd_fd, &c, sizeof(c)) == sizeof(c)) {
 		switch (c.op) {
 		case 'u':
-			/* Real uid only: the child may still change it. */
-			ksm_reply(rep, setresuid(c.arg, 0, 0) ? errno : 0);
+			/*
+			 * The effective uid, the saved one kept at 0 so that
+			 * the child may change again; changed credentials
+			 * make it not dumpable (not merged), so dumpable again.
+			 */
+			ksm_reply(rep, setresuid(-1, 0, -1) ||
+				  setresuid(c.arg, c.arg, 0) ||
+				  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ? errno : 0);
 			break;
 		case 'f':
 			if (!mem) {
@@ -81,6 +89,10 @@ static void child(int k, int cmd_fd, int rep)
 			for (p = 0; p < NPAGES; p++)
 				ksm_fill_page(mem + p * psize, psize, seed + p);
 			ksm_reply(rep, (long)mem);
+			break;
+		case 'n':
+			ksm_reply(rep, prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) ?
+				  errno : 0);
 			break;
 		case 'v':
 			bad = mem ? ksm_bad_pages(mem, NPAGES, psize, seed,
@@ -331,6 +343,25 @@ static void run_mode(const char *mode)
 			 "%s: C moved to B: %d of %d on Q1's frames, %d on V's, %ld moves, pages_sharing %ld for oracle %d\n",
 			 mode, n, NPAGES, kc, moves, s, 3 * NPAGES);
 
+	/* Q2 not dumpable: under user, it leaves its domain, merged nowhere. */
+	ask(Q2, 'n', 0);
+	if (!strcmp(mode, "user")) {
+		double end = now() + 180;
+
+		while ((n = shared_frames(Q2)) && now() < end)
+			msleep(200);
+		km = ksm_merging(ch[Q2].pid, 0);
+		ksft_test_result(!n && !km,
+				 "%s: Q2 not dumpable: %d pages on others' frames, %ld merging\n",
+				 mode, n, km);
+	} else {
+		settle(3);
+		n = same_frames(Q2, Q1);
+		ksft_test_result(n == NPAGES,
+				 "%s: Q2 not dumpable stays in its cgroup's domain: %d of %d on Q1's frames\n",
+				 mode, n, NPAGES);
+	}
+
 	bad = 0;
 	for (k = 0; k < NCHILD; k++)
 		bad += ask(k, 'v', 0);
@@ -362,7 +393,7 @@ int main(int argc, char **argv)
 		modes[0] = argv[1];
 		n = 1;
 	}
-	ksft_set_plan(7 * n);
+	ksft_set_plan(8 * n);
 	ksm_knobs_save(knobs, ARRAY_SIZE(knobs));
 	if (ksm_set("run", 2) || ksm_set("pages_to_scan", 1000) ||
 	    ksm_set("sleep_millisecs", 10) || ksm_set("smart_scan", 0))

@@ -102,7 +102,10 @@ enum ksm_merge_domains {
 	KSM_NR_DOMAIN_MODES,
 };
 
-/* The domain of an mm without an owner: its pages are not merged. */
+/*
+ * The domain of an mm without an owner, or not dumpable under user: its pages
+ * are not merged.
+ */
 #define KSM_DOMAIN_ORPHAN	U64_MAX
 
 struct mm_struct;

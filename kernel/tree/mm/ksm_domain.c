@@ -10,8 +10,10 @@
  *
  *   none    one domain: every mergeable page may merge with every other
  *           (KSM's behaviour, the default);
- *   user    the real uid of the mm's owner (mm->owner, the task the memory
- *           controller charges);
+ *   user    the effective uid of the mm's owner (mm->owner, the task the
+ *           memory controller charges); an mm that is not dumpable (a
+ *           set-uid program, a process that changed its credentials: one
+ *           ptrace() would refuse its own user) is not merged at all;
  *   cgroup  the memory cgroup of the mm's owner, so each container or VM
  *           scope is its own domain (under cgroup v2, the cgroup the process
  *           is in, or its nearest ancestor with the memory controller).
@@ -21,7 +23,8 @@
  * It is read from the mm each time it is needed: a process that changes uid
  * or cgroup keeps its merged pages until ksmd next visits them, and that
  * visit gives it a copy of its own, merged again inside its new domain by a
- * later visit. The shared zero page (use_zero_pages) belongs to no domain.
+ * later visit. An mm without an owner (exiting) is not merged either. The
+ * shared zero page (use_zero_pages) belongs to no domain.
  *
  * user and cgroup need CONFIG_MEMCG (mm->owner); cgroup also needs the memory
  * controller enabled at boot.
@@ -33,6 +36,7 @@
 #include <linux/mm_types.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 
 #include "ksm_adaptive.h"
 
@@ -56,24 +60,18 @@ int ksm_domains_supported(int mode)
 	return 0;
 }
 
-/**
- * ksm_mm_domain() - the merge domain of @mm, as of now
- * @mm:	an mm that KSM scans (held by KSM's mm_slot)
- *
- * Under RCU, as the owner, its credentials and its memory cgroup are freed
- * after a grace period.
- *
- * Return: 0 under merge_domains=none; otherwise the owner's uid or its memory
- * cgroup's id, or KSM_DOMAIN_ORPHAN while the mm has no owner (it is
- * exiting), whose pages are not merged.
+/*
+ * The merge domain of @mm under @mode, as of now. Under RCU, as the owner,
+ * its credentials and its memory cgroup are freed after a grace period.
  */
-u64 ksm_mm_domain(struct mm_struct *mm)
+static u64 __ksm_mm_domain(struct mm_struct *mm, int mode)
 {
-	int mode = READ_ONCE(ksm_merge_domains);
 	u64 domain = KSM_DOMAIN_ORPHAN;
 
 	if (mode == KSM_DOMAINS_NONE)
 		return 0;
+	if (mode == KSM_DOMAINS_USER && get_dumpable(mm) != SUID_DUMP_USER)
+		return KSM_DOMAIN_ORPHAN;
 #ifdef CONFIG_MEMCG
 	{
 		struct task_struct *owner;
@@ -81,7 +79,7 @@ u64 ksm_mm_domain(struct mm_struct *mm)
 		rcu_read_lock();
 		owner = rcu_dereference(mm->owner);
 		if (owner && mode == KSM_DOMAINS_USER) {
-			domain = __kuid_val(task_uid(owner));
+			domain = __kuid_val(task_euid(owner));
 		} else if (owner) {
 			struct mem_cgroup *memcg = mem_cgroup_from_task(owner);
 
@@ -92,6 +90,19 @@ u64 ksm_mm_domain(struct mm_struct *mm)
 	}
 #endif
 	return domain;
+}
+
+/**
+ * ksm_mm_domain() - the merge domain of @mm, as of now
+ * @mm:	an mm that KSM scans (held by KSM's mm_slot)
+ *
+ * Return: 0 under merge_domains=none; otherwise the owner's effective uid or
+ * its memory cgroup's id, or KSM_DOMAIN_ORPHAN, whose pages are not merged,
+ * while the mm has no owner (it is exiting) or, under user, is not dumpable.
+ */
+u64 ksm_mm_domain(struct mm_struct *mm)
+{
+	return __ksm_mm_domain(mm, READ_ONCE(ksm_merge_domains));
 }
 
 #include "tests/ksm_domain-kunit.h"

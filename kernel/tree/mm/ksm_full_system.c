@@ -14,8 +14,9 @@
  * Opting out lasts: prctl(PR_SET_MEMORY_MERGE, 0) sets MMF_KSM_OPT_OUT, which
  * children inherit and which keeps the process out of every later walk;
  * prctl(PR_SET_MEMORY_MERGE, 1) clears it. A process that forbids COW
- * sharing (s390_disable_cow_sharing()) is never enrolled. MADV_UNMERGEABLE keeps its VMA out,
- * as the scan only marks VMAs when it enrolls a process and new VMAs after.
+ * sharing (s390_disable_cow_sharing()) is never enrolled. MADV_UNMERGEABLE
+ * keeps its VMA out, as the scan only marks VMAs when it enrolls a process
+ * and new VMAs after.
  *
  * Locking: knob writes are serialized by full_system_mutex; a process is
  * enrolled or un-enrolled under its mmap write lock, as prctl() does, so the
@@ -208,10 +209,11 @@ void ksm_full_system_execve(struct mm_struct *mm)
 }
 
 /*
- * exec, once @mm is the task's (exec_mmap()), no mmap lock held: a knob
- * write that ran since ksm_full_system_execve() may have walked past the
- * task while it still had its old mm, so enroll or un-enroll @mm as the knob
- * now says.
+ * exec, at the end of setup_new_exec(): @mm is the task's (exec_mmap()), and
+ * no lock is held (exec_update_lock and cred_guard_mutex are released, so a
+ * wait here holds up nobody who inspects the task). A knob write that ran
+ * since ksm_full_system_execve() may have walked past the task while it
+ * still had its old mm, so enroll or un-enroll @mm as the knob now says.
  *
  * Without full_system_mutex when @mm agrees with the knob: exec_mmap() set
  * the task's mm under task_lock(), and a walk takes the mm under task_lock()

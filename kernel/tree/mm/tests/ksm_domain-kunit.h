@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests for merge domains: the domain of an mm under each mode, of an
- * mm without an owner, and which modes this kernel supports.
+ * mm without an owner or not dumpable, and which modes this kernel supports.
  */
 #ifdef CONFIG_KSM_ADAPTIVE_KUNIT_TEST
 
@@ -12,24 +12,26 @@
 
 static void ksm_mm_domain_test(struct kunit *test)
 {
-	int saved = ksm_merge_domains;
 	struct mm_struct *mm;
 
 	mm = kunit_kzalloc(test, sizeof(*mm), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mm);
 
 	/* One domain: every mm's is 0, owner or not. */
-	ksm_merge_domains = KSM_DOMAINS_NONE;
-	KUNIT_EXPECT_EQ(test, ksm_mm_domain(mm), 0ULL);
+	KUNIT_EXPECT_EQ(test, __ksm_mm_domain(mm, KSM_DOMAINS_NONE), 0ULL);
 #ifdef CONFIG_MEMCG
 	RCU_INIT_POINTER(mm->owner, current);
-	KUNIT_EXPECT_EQ(test, ksm_mm_domain(mm), 0ULL);
+	KUNIT_EXPECT_EQ(test, __ksm_mm_domain(mm, KSM_DOMAINS_NONE), 0ULL);
 
-	ksm_merge_domains = KSM_DOMAINS_USER;
-	KUNIT_EXPECT_EQ(test, ksm_mm_domain(mm),
-			(u64)__kuid_val(current_uid()));
+	/* Not dumpable (the flags are zero): a domain of none. */
+	KUNIT_EXPECT_EQ(test, __ksm_mm_domain(mm, KSM_DOMAINS_USER),
+			KSM_DOMAIN_ORPHAN);
+	set_dumpable(mm, SUID_DUMP_USER);
+	KUNIT_EXPECT_EQ(test, __ksm_mm_domain(mm, KSM_DOMAINS_USER),
+			(u64)__kuid_val(current_euid()));
 	RCU_INIT_POINTER(mm->owner, NULL);
-	KUNIT_EXPECT_EQ(test, ksm_mm_domain(mm), KSM_DOMAIN_ORPHAN);
+	KUNIT_EXPECT_EQ(test, __ksm_mm_domain(mm, KSM_DOMAINS_USER),
+			KSM_DOMAIN_ORPHAN);
 
 	if (!mem_cgroup_disabled()) {
 		struct mem_cgroup *memcg;
@@ -39,15 +41,16 @@ static void ksm_mm_domain_test(struct kunit *test)
 		memcg = mem_cgroup_from_task(current);
 		id = cgroup_id(memcg->css.cgroup);
 		rcu_read_unlock();
-		ksm_merge_domains = KSM_DOMAINS_CGROUP;
-		KUNIT_EXPECT_EQ(test, ksm_mm_domain(mm), KSM_DOMAIN_ORPHAN);
+		KUNIT_EXPECT_EQ(test, __ksm_mm_domain(mm, KSM_DOMAINS_CGROUP),
+				KSM_DOMAIN_ORPHAN);
 		RCU_INIT_POINTER(mm->owner, current);
-		KUNIT_EXPECT_EQ(test, ksm_mm_domain(mm), id);
+		KUNIT_EXPECT_EQ(test, __ksm_mm_domain(mm, KSM_DOMAINS_CGROUP),
+				id);
 		/* Not a uid: the root cgroup's id is not 0. */
-		KUNIT_EXPECT_NE(test, ksm_mm_domain(mm), 0ULL);
+		KUNIT_EXPECT_NE(test, __ksm_mm_domain(mm, KSM_DOMAINS_CGROUP),
+				0ULL);
 	}
 #endif
-	ksm_merge_domains = saved;
 }
 
 static void ksm_domains_supported_test(struct kunit *test)
