@@ -5,10 +5,10 @@
  * other one to a pipe with vmsplice() (the pipe keeps a reference to each
  * page, as O_DIRECT or a pinned buffer would), and let KSM scan. KSM's
  * check of a page's count against its mapcount, after the pte is cleared,
- * must refuse the held pages in every mode (patch 0029 moved it, under the
- * engine's modes, into write_protect_and_replace()), while the others
- * merge; the pipe must then deliver the pages' contents unchanged. Once
- * the pipe is drained, the pages it held merge too. Every byte is checked.
+ * must refuse the held pages in every mode (under the engine's modes it is
+ * in write_protect_and_replace()), while the others merge; the pipe must
+ * then deliver the pages' contents unchanged. Once the pipe is drained,
+ * the pages it held merge too. Every byte is checked.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>

@@ -9,9 +9,9 @@
  *
  * Each round of the distilling scanner meets B's region. A walk over its
  * 131072 merged rmap_items takes 22-28 ms under TCG, and at the lowest
- * level's share of the CPU (0.2%) ksmd then sleeps 11-14 s, every level
- * with it: new pages waited that long a round. A region found merged
- * through, with no COW break since, is now crossed in one step.
+ * level's share of the CPU (0.2%) ksmd would then sleep 11-14 s, every
+ * level with it, and new pages would wait that long a round. So a region
+ * found merged through, with no COW break since, is crossed in one step.
  *
  * Knobs (all restored): scanner uksm, the other uksm knobs as they are.
  * Every page of every mapping is checked.

@@ -10,13 +10,13 @@
  * processes), and after each teardown maps SMALL identical pages of a new
  * content, which must all merge within LIMIT s of it.
  *
- * Before patch 0038 a teardown was charged with the stretch of the walk
- * around it, mostly at the lowest level's share (0.2%): ksmd slept 500
- * times it, every level with it, and new pages merged 40.5 s after an exit
- * of BIG pages (5.9 s with the patch, in the same hour). Now it is paid at
- * the top level's share. (A large merged region that stays is walked at
- * the lowest share, by design, so ksmd then idles for seconds between
- * rounds: that is why A keeps only HI pages after the unmap.)
+ * A teardown is paid at the top level's share. Charged with the stretch of
+ * the walk around it, mostly at the lowest level's share (0.2%), it would
+ * sleep ksmd 500 times as long, every level with it, and new pages would
+ * wait tens of seconds after an exit of BIG pages. (A large merged region
+ * that stays is walked at the lowest share, by design, so ksmd then idles
+ * for seconds between rounds: that is why A keeps only HI pages after the
+ * unmap.)
  *
  * Knobs (all restored): scanner uksm, the other uksm knobs as they are.
  * Every page of every mapping is checked.

@@ -18,8 +18,8 @@
  * scanner meet the same layout: the identical process first, or with
  * WL_FIRST=random the random one (its pages then lie before the duplicates
  * in the scan order, which costs stock KSM most). Left to the race between
- * the two, runs of one engine fell into a fast and a slow group by which
- * process madvised first.
+ * the two, runs of one engine would fall into a fast and a slow group by
+ * which process madvised first.
  *
  *   static-mix [--size-mb 256] [--seconds 60] [--no-merge]
  */

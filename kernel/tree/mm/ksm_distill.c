@@ -9,9 +9,9 @@
  * mm; when the walk meets a region for the first time in a round, the
  * region's previous round is judged: promoted when its duplication ratio
  * is above Vdup, its COW-break ratio below Vcow and it is older than
- * Vlife (straight to the top when nearly every sample merged, and at once,
- * before the round's end, when enough samples in the round did), back to
- * level 0 when its sampled pages were all merged already,
+ * Vlife (straight to the top when at least half of enough samples merged,
+ * and at once, before the round's end, when enough samples in the round
+ * did), back to level 0 when its sampled pages were all merged already,
  * demoted otherwise.
  *
  * CPU is spent by budget: while ksmd examines pages of level l, it sleeps
@@ -1135,9 +1135,10 @@ static void distill_charge(u64 ns)
 
 	/*
 	 * Freeing the rmap_items of memory gone is owed to its unmapping, not
-	 * to sampling: paid at the top level's share. At the lowest one,
-	 * freeing an exited process's 262144 rmap_items (510 ms under TCG)
-	 * slept ksmd for 254 s, every level with it.
+	 * to sampling: paid at the top level's share. Paid at the lowest
+	 * one's, freeing an exited process's rmap_items would sleep ksmd, and
+	 * every level with it, for 500 times as long: minutes for a large
+	 * process.
 	 */
 	rel = min(ds.released_ns, ns);
 	ds.released_ns = 0;
@@ -1175,9 +1176,9 @@ static void distill_released(u64 ns)
  * ratio of decaying sums, so a batch weighs by its pages and one slow page
  * in a batch of few moves it little. The sums halve each batch: at the
  * lowest level's share a batch comes a second, and a decay of an eighth
- * took about ten to follow a change of cost (the page hash's strength
- * falling from 512 words to 1, or rising), while the rounds it sized ran
- * long or short. The first measure of a level stands
+ * would take about ten batches to follow a change of cost (the page hash's
+ * strength falling from 512 words to 1, or rising), the rounds it sizes
+ * running long or short meanwhile. The first measure of a level stands
  * for the levels not measured yet: a region promoted to a level never
  * sampled gets an interval sized by a real cost, not by the start value.
  */
@@ -1210,9 +1211,8 @@ static void page_cost(unsigned int l, u64 ns, unsigned long pages)
  * A share is a ceiling, not a set point: the sleep aims at
  * KSM_DISTILL_AIM_PCT percent of it, so that what varies from one batch to
  * the next (a window that holds one batch more than sleeps, a late wakeup)
- * keeps ksmd under it. Aimed at the share itself, the lowest level's 0.2%
- * read 0.198-0.205% of a core once all was merged (three runs of one
- * bench, 2026-11-26).
+ * keeps ksmd under it. Aimed at the share itself, ksmd's use once all is
+ * merged would straddle the share, above it about as often as below.
  *
  * Return: nanoseconds to sleep.
  */
@@ -1241,9 +1241,9 @@ u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
  * three quarters a batch, so they are paid in full again within a few;
  * the charge left out of the few before is not recovered. A lone batch that
  * really took that long is charged as a stall too: under TCG with the
- * lowest level at 10% and no stall made on purpose, 2.3-2.5% of what the
- * share allowed was left out, within the margin the sleeps keep below it
- * (KSM_DISTILL_AIM_PCT).
+ * lowest level at 10% and no host stall, what this leaves out is a few
+ * percent of what the share allows, within the margin the sleeps keep
+ * below it (KSM_DISTILL_AIM_PCT).
  *
  * Return: the nanoseconds to charge, at most @busy_ns.
  */

@@ -392,7 +392,7 @@ struct ksm_scan_ops {
 	void (*crossed)(struct ksm_distill_mm *dm, struct ksm_region *r);
 	/*
 	 * Whether the walk may pass over merged slots of @r whose merge looks
-	 * intact (its KSM page mapped at least once a sharer) without looking
+	 * intact (its KSM page mapped exactly once a sharer) without looking
 	 * at them: not after a COW break in @r, which a forked child's
 	 * mapping of the same KSM page would hide from that test.
 	 */
