@@ -446,6 +446,8 @@ def main(argv=None):
     ap.add_argument("--initrd", default=os.path.join(TOP, "build", "initramfs.cpio.gz"))
     ap.add_argument("--mem", type=int, default=3072)
     ap.add_argument("--nodes", type=int, default=2)
+    ap.add_argument("--append", default="", metavar="ARGS",
+                    help="more kernel command line for the boot, e.g. cgroup_disable=memory")
     ap.add_argument("--outdir", default=None)
     ap.add_argument("--publish", default=None, metavar="MD",
                     help="also write the results table to this file (docs/results.md)")
@@ -496,7 +498,8 @@ def main(argv=None):
     else:
         print("bench: %d runs of %ds in one boot (%d MiB, %d nodes); logs in %s" % (
             len(plan), args.window, args.mem, args.nodes, outdir), flush=True)
-        boot = vm.run(args.kernel, args.initrd, plan, log, mem_mb=args.mem, nodes=args.nodes)
+        boot = vm.run(args.kernel, args.initrd, plan, log, mem_mb=args.mem, nodes=args.nodes,
+                      append=args.append)
 
     runs, failures = [], list(boot.problems())
     for name, _, _ in plan:

@@ -25,6 +25,7 @@
  * merge_domain_moves counts them, and the saving is again the oracle's.
  * Last, Q2 makes itself not dumpable: under user its pages leave every KSM
  * page (it is merged with no one), under cgroup they stay merged with Q1.
+ * Under user P does too: its pages leave the unstable tree.
  *
  * smart_scan is 0, so that every page is examined in every full scan.
  *
@@ -343,17 +344,25 @@ static void run_mode(const char *mode)
 			 "%s: C moved to B: %d of %d on Q1's frames, %d on V's, %ld moves, pages_sharing %ld for oracle %d\n",
 			 mode, n, NPAGES, kc, moves, s, 3 * NPAGES);
 
-	/* Q2 not dumpable: under user, it leaves its domain, merged nowhere. */
+	/*
+	 * Q2 not dumpable: under user, it leaves its domain, merged nowhere.
+	 * P too, whose pages wait in the unstable tree: they leave it, and
+	 * pages_unshared counts none of them.
+	 */
 	ask(Q2, 'n', 0);
 	if (!strcmp(mode, "user")) {
 		double end = now() + 180;
+		long un;
 
+		ask(P, 'n', 0);
 		while ((n = shared_frames(Q2)) && now() < end)
 			msleep(200);
 		km = ksm_merging(ch[Q2].pid, 0);
-		ksft_test_result(!n && !km,
-				 "%s: Q2 not dumpable: %d pages on others' frames, %ld merging\n",
-				 mode, n, km);
+		settle(2);
+		un = ksm_get("pages_unshared");
+		ksft_test_result(!n && !km && !un,
+				 "%s: Q2 and P not dumpable: Q2 has %d pages on others' frames, %ld merging; pages_unshared %ld\n",
+				 mode, n, km, un);
 	} else {
 		settle(3);
 		n = same_frames(Q2, Q1);

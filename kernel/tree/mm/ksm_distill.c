@@ -7,12 +7,15 @@
  * up, with an offset permutation so that successive rounds pick
  * different pages. A global round is one walk of KSM's cursor over every
  * mm; when the walk meets a region for the first time in a round, the
- * region's previous round is judged: promoted when its duplication ratio
- * is above Vdup, its COW-break ratio below Vcow and it is older than
- * Vlife (straight to the top when at least half of enough samples merged,
- * and at once, before the round's end, when enough samples in the round
- * did), back to level 0 when its sampled pages were all merged already,
- * demoted otherwise.
+ * region's previous round is judged: promoted one level when its
+ * duplication ratio is above Vdup, its COW-break ratio below Vcow and it is
+ * older than Vlife; back to level 0 when it merged nothing new and found
+ * pages merged already numbering at least half its samples and
+ * KSM_DISTILL_EVIDENCE (or the whole region); demoted otherwise. A region
+ * below the top that proves dense (at least half of enough samples merged,
+ * none COW-broken), at its judging or as its merges come in, takes a probe
+ * first and stays on its level until the probe passes: then it goes
+ * straight to the top, at once or at its judging (ksm_probe_verdict()).
  *
  * CPU is spent by budget: while ksmd examines pages of level l, it sleeps
  * so that it uses the share p_l of a core, where the top level's share is
@@ -302,11 +305,12 @@ unsigned long ksm_offset_perm(u32 seed, unsigned long round,
  * so a region whose merges are mostly undone is demoted.
  * A region is promoted one level a round, or straight to the top when at
  * least KSM_DISTILL_JUMP_PCT percent of KSM_DISTILL_JUMP_EVIDENCE or more
- * samples merged and none of its merged pages was COW-broken; it is neither
- * promoted nor demoted when it found KSM_DISTILL_STRAGGLERS times more
- * pages merged already than it merged. A round that sampled one part of it
- * in a stretch and merged nothing keeps its level: the part says nothing of
- * the rest.
+ * samples merged and none of its merged pages was COW-broken (where
+ * region_next_level() makes a region below the top take its probe first);
+ * it is neither promoted nor demoted when it found KSM_DISTILL_STRAGGLERS
+ * times more pages merged already than it merged. A round that sampled one
+ * part of it in a stretch and merged nothing keeps its level: the part says
+ * nothing of the rest.
  *
  * Return: the region's level for the next round.
  */
@@ -323,7 +327,7 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
 	/*
 	 * All its duplicates merged: back to the bottom, once nothing new
 	 * merged and enough of its pages were found merged already (at least
-	 * as many as it sampled, and KSM_DISTILL_EVIDENCE or the whole
+	 * half as many as it sampled, and KSM_DISTILL_EVIDENCE or the whole
 	 * region). Too few say nothing: it stays.
 	 */
 	if (!rr->merged && rr->ksm_seen * 2 >= rr->sampled) {

@@ -87,6 +87,10 @@ struct ksm_walk_link {
  * @aged:	unstable tree resets when the last walk began that went over
  *		every rmap_item of the region (and so aged those in an
  *		unstable tree)
+ * @domain:	the mm's merge domain when that walk began: the region is
+ *		crossed in one step only while the mm stays in it
+ * @domain_began: the mm's merge domain when this round's walk entered the
+ *		region
  * @jumped:	this round's walk went straight to @resume, @tail or a link
  *		of @links
  * @links:	for a region that is plain (@plain), one link a part of
@@ -114,6 +118,8 @@ struct ksm_region_walk {
 	unsigned long round;
 	unsigned long began;
 	unsigned long aged;
+	u64 domain;
+	u64 domain_began;
 	bool jumped;
 	struct ksm_walk_link *links;
 	unsigned int part_shift;
