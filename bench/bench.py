@@ -65,7 +65,7 @@ def read_engines(path=os.path.join(TOP, "bench", "engines.conf")):
                 continue
             knobs = [w for w in words[1:] if w != "demo"]
             for kv in knobs:
-                if not re.fullmatch(r"[a-z_]+=[\w.-]+", kv):
+                if not re.fullmatch(r"[a-z_]+(/[a-z_]+)?=[\w.-]+", kv):
                     raise SystemExit("%s:%d: bad knob %r" % (path, n, kv))
             engines[words[0]] = knobs
             if "demo" in words[1:]:

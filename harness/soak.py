@@ -40,7 +40,7 @@ def manifest(minutes, first_seed):
                      % (r, seed, storm_s + 300, seed, storm_s))
         lines.append("guest soak/%02d/churn timeout=%d -- ksm-set scanner %s && "
                      "echo 1 > /sys/kernel/mm/ksm/run && churn --size-mb 8 --procs 3 --seconds %d"
-                     % (r, CHURN_S + 120, "uksm" if r % 2 else "stock", CHURN_S))
+                     % (r, CHURN_S + 120, "distill" if r % 2 else "stock", CHURN_S))
         lines.append("guest soak/%02d/reshape timeout=600 pass=4 -- ksm_reshape" % r)
         lines.append("guest soak/%02d/domains timeout=900 pass=16 -- ksm_merge_domains" % r)
     return "\n".join(lines) + "\n", rounds

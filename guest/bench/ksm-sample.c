@@ -77,6 +77,17 @@ static long long read_ll(const char *path)
 	return read_field(path, 0);
 }
 
+/* Regions on the distilling scanner's top level (distill/levels - 1). */
+static long long top_level_regions(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/ksm/distill/level%lld/regions",
+		 read_ll("/sys/kernel/mm/ksm/distill/levels") - 1);
+	return read_ll(path);
+}
+
 static long long vmstat(const char *key)
 {
 	char line[128];
@@ -296,16 +307,16 @@ int main(int argc, char **argv)
 			       read_ll(K "ksm_zero_pages"), read_ll(K "full_scans"),
 			       read_ll(K "pages_scanned"), read_ll(K "pages_skipped"),
 			       engine_ns(), vmstat("cow_ksm"),
-			       read_ll(K "stable_lookups"),
-			       read_ll(K "stable_lookup_compares"),
-			       read_ll(K "unstable_lookups"),
-			       read_ll(K "unstable_lookup_compares"),
-			       read_ll(K "page_hash_strength"),
-			       read_ll(K "uksm_promotions"),
-			       read_ll(K "uksm_demotions"),
-			       read_field(K "uksm_regions", 0),
-			       read_field(K "uksm_regions", -1),
-			       read_ll(K "uksm_stall_ms"), saved);
+			       read_ll(K "trees/stable_lookups"),
+			       read_ll(K "trees/stable_lookup_compares"),
+			       read_ll(K "trees/unstable_lookups"),
+			       read_ll(K "trees/unstable_lookup_compares"),
+			       read_ll(K "page_hash/strength"),
+			       read_ll(K "distill/promotions"),
+			       read_ll(K "distill/demotions"),
+			       read_ll(K "distill/level0/regions"),
+			       top_level_regions(),
+			       read_ll(K "distill/stall_ms"), saved);
 			sample++;
 			next += interval_ms / 1000.0;
 		} else if (!t0) {

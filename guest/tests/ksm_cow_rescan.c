@@ -99,7 +99,7 @@ int main(void)
 
 	ksm_read("scanner", scanner, sizeof(scanner));
 	ksm_knob_value(scanner);
-	need = strcmp(scanner, "uksm") ? 2 : 1;
+	need = strcmp(scanner, "distill") ? 2 : 1;
 
 	/* Just after a full scan began... */
 	full = ksm_get("full_scans");

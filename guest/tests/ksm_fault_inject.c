@@ -170,9 +170,9 @@ static void worker(int k, int cmd, int rep)
 static void set_phase_knobs(enum phase ph)
 {
 	ksm_set("run", 2);
-	ksm_write("scanner", ph == DISTILL ? "uksm" : "stock");
-	ksm_write("page_hash", ph == REKEY ? "adaptive" : "checksum");
-	ksm_write("placement", ph == MIGRATE ? "fair" : "scan-order");
+	ksm_write("scanner", ph == DISTILL ? "distill" : "stock");
+	ksm_write("page_hash/mode", ph == REKEY ? "adaptive" : "checksum");
+	ksm_write("placement/mode", ph == MIGRATE ? "fair" : "scan-order");
 	ksm_set("run", 1);
 }
 
@@ -250,8 +250,8 @@ static long ksm_leaks(void)
 int main(void)
 {
 	struct ksm_knob knobs[] = {
-		{ "scanner" }, { "page_hash" }, { "placement" },
-		{ "uksm_bottom_cpu_permille" }, { "pages_to_scan" },
+		{ "scanner" }, { "page_hash/mode" }, { "placement/mode" },
+		{ "distill/bottom_cpu_permille" }, { "pages_to_scan" },
 		{ "sleep_millisecs" }, { "run" },
 	};
 	long injected[NPHASES][2], bad = 0, leaks, left;
@@ -270,7 +270,7 @@ int main(void)
 	ksm_knobs_save(knobs, ARRAY_SIZE(knobs));
 	if (ksm_set("run", 2) || ksm_set("pages_to_scan", 1000) ||
 	    ksm_set("sleep_millisecs", 10) ||
-	    ksm_set("uksm_bottom_cpu_permille", 1000))
+	    ksm_set("distill/bottom_cpu_permille", 1000))
 		ksft_exit_fail_msg("cannot set the KSM knobs\n");
 	ksm_write_path(DBG "kmemleak", "clear");
 
@@ -296,10 +296,10 @@ int main(void)
 		long b = phase((enum phase)ph, injected[ph]);
 
 		bad += b;
-		printf("# %s: injected failslab %ld, fail_page_alloc %ld; %ld pages changed; placement_migrated %ld, placement_migrate_failed %ld\n",
+		printf("# %s: injected failslab %ld, fail_page_alloc %ld; %ld pages changed; placement/migrated %ld, placement/migrate_failed %ld\n",
 		       phase_name[ph], injected[ph][0], injected[ph][1], b,
-		       ksm_get("placement_migrated"),
-		       ksm_get("placement_migrate_failed"));
+		       ksm_get("placement/migrated"),
+		       ksm_get("placement/migrate_failed"));
 		ksft_test_result(injected[ph][0] + injected[ph][1] > 0 && !b,
 				 "%s: %ld failures injected, contents intact\n",
 				 phase_name[ph], injected[ph][0] + injected[ph][1]);

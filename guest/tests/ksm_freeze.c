@@ -55,7 +55,7 @@ static int freezes(const char *mode)
 int main(void)
 {
 	struct ksm_knob knobs[] = {
-		{ "scanner" }, { "uksm_governor" }, { "uksm_bottom_cpu_permille" },
+		{ "scanner" }, { "distill/governor" }, { "distill/bottom_cpu_permille" },
 		{ "run" },
 	};
 	static const char * const governors[] = {
@@ -87,17 +87,17 @@ int main(void)
 	ksft_test_result(!failed, "stock: %d of %d freezes failed\n", failed,
 			 TRIES);
 
-	if (ksm_write("scanner", "uksm") ||
-	    ksm_set("uksm_bottom_cpu_permille", 1))
+	if (ksm_write("scanner", "distill") ||
+	    ksm_set("distill/bottom_cpu_permille", 1))
 		ksft_exit_fail_msg("cannot set the KSM knobs\n");
 	for (g = 0; g < ARRAY_SIZE(governors); g++) {
-		if (ksm_write("uksm_governor", governors[g])) {
+		if (ksm_write("distill/governor", governors[g])) {
 			ksft_test_result_fail("governor %s not taken\n",
 					      governors[g]);
 			continue;
 		}
 		failed = freezes(governors[g]);
-		ksft_test_result(!failed, "uksm, %s: %d of %d freezes failed\n",
+		ksft_test_result(!failed, "distill, %s: %d of %d freezes failed\n",
 				 governors[g], failed, TRIES);
 	}
 

@@ -307,7 +307,7 @@ struct knob {
 static const char *const v_bool[] = { "0", "1", NULL };
 static const char *const v_run[] = { "0", "1", "1", "1", "2", NULL };
 static const char *const v_advisor[] = { "none", "scan-time", NULL };
-static const char *const v_scanner[] = { "stock", "uksm", NULL };
+static const char *const v_scanner[] = { "stock", "distill", NULL };
 static const char *const v_gov[] = { "full", "medium", "low", "quiet", NULL };
 static const char *const v_place[] = { "scan-order", "fair", "priority", NULL };
 static const char *const v_hash[] = { "checksum", "adaptive", NULL };
@@ -315,7 +315,7 @@ static const char *const v_domains[] = { "none", "user", "cgroup", NULL };
 static const char *const bad_num[] = {
 	"-1", "abc", "99999999999999999999999", "1x", NULL,
 };
-static const char *const bad_name[] = { "bogus", "stock uksm", "1", NULL };
+static const char *const bad_name[] = { "bogus", "stock distill", "1", NULL };
 static const char *const bad_bool[] = { "2", "-1", "x", NULL };
 static const char *const bad_run[] = { "3", "-1", "x", NULL };
 
@@ -335,16 +335,16 @@ static struct knob knobs[] = {
 	{ "advisor_target_scan_time", NULL, 1, 200, bad_num },
 	{ "scanner", v_scanner, 0, 0, bad_name, true },
 	{ "full_system_scan", v_bool, 0, 0, bad_bool },
-	{ "uksm_governor", v_gov, 0, 0, bad_name },
-	{ "uksm_levels", NULL, 2, 4, bad_num },
-	{ "uksm_dup_pct", NULL, 0, 100, bad_num },
-	{ "uksm_cow_pct", NULL, 0, 1000, bad_num },
-	{ "uksm_life_ms", NULL, 0, 5000, bad_num },
-	{ "uksm_bottom_cpu_permille", NULL, 50, 1000, bad_num },
-	{ "placement", v_place, 0, 0, bad_name },
+	{ "distill/governor", v_gov, 0, 0, bad_name },
+	{ "distill/levels", NULL, 2, 4, bad_num },
+	{ "distill/dup_pct", NULL, 0, 100, bad_num },
+	{ "distill/cow_pct", NULL, 0, 1000, bad_num },
+	{ "distill/life_ms", NULL, 0, 5000, bad_num },
+	{ "distill/bottom_cpu_permille", NULL, 50, 1000, bad_num },
+	{ "placement/mode", v_place, 0, 0, bad_name },
 	{ "tree_shards", NULL, 1, 16, bad_num, true },
-	{ "page_hash", v_hash, 0, 0, bad_name, true },
-	{ "merge_domains", v_domains, 0, 0, bad_name, true },
+	{ "page_hash/mode", v_hash, 0, 0, bad_name, true },
+	{ "merge_domains/mode", v_domains, 0, 0, bad_name, true },
 };
 
 /* xorshift, from the seed: the storm's every choice. */
@@ -446,14 +446,14 @@ static void wait_unstable(double secs)
 static void shape_sequence(void)
 {
 	static const char *const shape[] = {
-		"tree_shards", "merge_across_nodes", "page_hash", "scanner",
-		"merge_domains",
+		"tree_shards", "merge_across_nodes", "page_hash/mode", "scanner",
+		"merge_domains/mode",
 	};
 	static unsigned int next;
 	const char *name = shape[next++ % ARRAY_SIZE(shape)];
 
 	if (strcmp(name, "tree_shards") && strcmp(name, "merge_across_nodes") &&
-	    strcmp(name, "merge_domains")) {
+	    strcmp(name, "merge_domains/mode")) {
 		wait_unstable(3);
 		storm_write(knob(name), true);
 		return;

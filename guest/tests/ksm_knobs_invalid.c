@@ -28,26 +28,26 @@ static const struct {
 	{ "stable_node_chains_prune_millisecs", "soon" },
 	/* The adaptive engine's (absent, hence skipped, without it). */
 	{ "scanner", "ukm" },
-	{ "scanner", "uksm uksm" },
-	{ "uksm_governor", "turbo" },
-	{ "uksm_levels", "1" },
-	{ "uksm_levels", "9" },
-	{ "uksm_dup_pct", "101" },
-	{ "uksm_cow_pct", "1001" },
-	{ "uksm_life_ms", "600001" },
-	{ "uksm_life_ms", "-1" },
-	{ "uksm_bottom_cpu_permille", "0" },
-	{ "uksm_bottom_cpu_permille", "1001" },
-	{ "placement", "fiar" },
-	{ "placement", "fair priority" },
+	{ "scanner", "distill distill" },
+	{ "distill/governor", "turbo" },
+	{ "distill/levels", "1" },
+	{ "distill/levels", "9" },
+	{ "distill/dup_pct", "101" },
+	{ "distill/cow_pct", "1001" },
+	{ "distill/life_ms", "600001" },
+	{ "distill/life_ms", "-1" },
+	{ "distill/bottom_cpu_permille", "0" },
+	{ "distill/bottom_cpu_permille", "1001" },
+	{ "placement/mode", "fiar" },
+	{ "placement/mode", "fair priority" },
 	{ "tree_shards", "1025" },
 	{ "tree_shards", "-1" },
 	{ "tree_shards", "many" },
-	{ "page_hash", "adaptiv" },
-	{ "page_hash", "checksum adaptive" },
-	{ "merge_domains", "tenant" },
-	{ "merge_domains", "user cgroup" },
-	{ "merge_domains", "1" },
+	{ "page_hash/mode", "adaptiv" },
+	{ "page_hash/mode", "checksum adaptive" },
+	{ "merge_domains/mode", "tenant" },
+	{ "merge_domains/mode", "user cgroup" },
+	{ "merge_domains/mode", "1" },
 };
 
 int main(void)
@@ -77,10 +77,10 @@ int main(void)
 	} else if (ksm_write("advisor_mode", "scan-time")) {
 		ksft_test_result_fail("advisor_mode <- scan-time refused\n");
 	} else {
-		err = ksm_write("scanner", "uksm");
+		err = ksm_write("scanner", "distill");
 		ksm_read("scanner", after, sizeof(after));
 		ksft_test_result(err == -EBUSY && !strcmp(before, after),
-				 "scanner <- uksm beside the advisor: %s\n",
+				 "scanner <- distill beside the advisor: %s\n",
 				 err ? strerror(-err) : "accepted");
 		ksm_write("scanner", "stock");
 		ksm_write("advisor_mode", "none");

@@ -22,7 +22,7 @@
  * guesses, A and B save NPAGES each. P's right guess changes nothing and none
  * of its pages shares a frame; C2's right guess merges with V. Then C
  * moves to domain B: its pages leave V's KSM pages for Q1's (pagemap PFNs),
- * merge_domain_moves counts them, and the saving is again the oracle's.
+ * merge_domains/moves counts them, and the saving is again the oracle's.
  * Last, Q2 makes itself not dumpable: under user its pages leave every KSM
  * page (it is merged with no one), under cgroup they stay merged with Q1.
  * Under user P does too: its pages leave the unstable tree.
@@ -275,7 +275,7 @@ static void run_mode(const char *mode)
 				      mode);
 		return;
 	}
-	if (ksm_write("merge_domains", mode)) {
+	if (ksm_write("merge_domains/mode", mode)) {
 		ksft_test_result_fail("%s: merge_domains accepts it\n", mode);
 		return;
 	}
@@ -303,9 +303,9 @@ static void run_mode(const char *mode)
 	/* Like merge_across_nodes: no change while pages are merged. */
 	snprintf(other, sizeof(other), "%s",
 		 strcmp(mode, "user") ? "user" : "cgroup");
-	err_busy = ksm_write("merge_domains", other);
-	err_inval = ksm_write("merge_domains", "tenant");
-	ksm_read("merge_domains", v, sizeof(v));
+	err_busy = ksm_write("merge_domains/mode", other);
+	err_inval = ksm_write("merge_domains/mode", "tenant");
+	ksm_read("merge_domains/mode", v, sizeof(v));
 	ksm_knob_value(v);
 	ksft_test_result(err_busy == -EBUSY && err_inval == -EINVAL &&
 			 !strcmp(v, mode),
@@ -333,12 +333,12 @@ static void run_mode(const char *mode)
 			 mode, n, NPAGES, km, s, 3 * NPAGES);
 
 	/* C moves from A to B: it leaves V's KSM pages for Q1's. */
-	moves = ksm_get("merge_domain_moves");
+	moves = ksm_get("merge_domains/moves");
 	set_domain(mode, C, 1);
 	n = wait_frames(C, Q1, NPAGES, 180);
 	kc = same_frames(C, V);
 	s = wait_sharing(3 * NPAGES, 60);
-	moves = ksm_get("merge_domain_moves") - moves;
+	moves = ksm_get("merge_domains/moves") - moves;
 	ksft_test_result(n == NPAGES && !kc && moves >= NPAGES &&
 			 near(s, 3 * NPAGES),
 			 "%s: C moved to B: %d of %d on Q1's frames, %d on V's, %ld moves, pages_sharing %ld for oracle %d\n",
@@ -379,7 +379,7 @@ static void run_mode(const char *mode)
 
 	ksm_kill_children(ch, NCHILD);
 	ksm_set("run", 2);
-	if (ksm_write("merge_domains", "none"))
+	if (ksm_write("merge_domains/mode", "none"))
 		ksft_print_msg("cannot put merge_domains back to none\n");
 	if (!strcmp(mode, "cgroup"))
 		cgroups_remove();
@@ -388,7 +388,7 @@ static void run_mode(const char *mode)
 int main(int argc, char **argv)
 {
 	struct ksm_knob knobs[] = {
-		{ "merge_domains" }, { "pages_to_scan" },
+		{ "merge_domains/mode" }, { "pages_to_scan" },
 		{ "sleep_millisecs" }, { "smart_scan" }, { "run" },
 	};
 	const char *modes[] = { "user", "cgroup" };
@@ -396,7 +396,7 @@ int main(int argc, char **argv)
 
 	psize = sysconf(_SC_PAGESIZE);
 	ksft_print_header();
-	if (access(KSM_SYSFS "merge_domains", F_OK))
+	if (access(KSM_SYSFS "merge_domains/mode", F_OK))
 		ksft_exit_skip("no merge_domains knob\n");
 	if (argc > 1) {
 		modes[0] = argv[1];

@@ -112,7 +112,7 @@ static int mode(void)
 {
 	char buf[64];
 
-	if (ksm_read("page_hash", buf, sizeof(buf)))
+	if (ksm_read("page_hash/mode", buf, sizeof(buf)))
 		return -1;
 	if (!strcmp(buf, "[checksum] adaptive\n"))
 		return 0;
@@ -131,7 +131,7 @@ static int test_invalid(void)
 	int ok = mode() == 0;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		if (ksm_write("page_hash", bad[i]) != -EINVAL || mode() != 0) {
+		if (ksm_write("page_hash/mode", bad[i]) != -EINVAL || mode() != 0) {
 			printf("# page_hash accepted \"%s\"\n", bad[i]);
 			ok = 0;
 		}
@@ -146,26 +146,26 @@ static double merge_pairs(int adaptive)
 	char *mem;
 
 	ksm_write("run", "2");
-	if (ksm_write("page_hash", adaptive ? "adaptive" : "checksum") ||
+	if (ksm_write("page_hash/mode", adaptive ? "adaptive" : "checksum") ||
 	    mode() != adaptive)
 		return -1;
-	l0 = ksm_get("stable_lookups");
-	c0 = ksm_get("stable_lookup_compares");
-	u0 = ksm_get("unstable_lookups");
-	uc0 = ksm_get("unstable_lookup_compares");
+	l0 = ksm_get("trees/stable_lookups");
+	c0 = ksm_get("trees/stable_lookup_compares");
+	u0 = ksm_get("trees/unstable_lookups");
+	uc0 = ksm_get("trees/unstable_lookup_compares");
 	mem = map_copies(2, 0);
 	ksm_write("run", "1");
 	cmp = wait_merged(NPAGES / 2, NPAGES / 2) ? 0 : -1;
 	bad = changed(mem, 2, 0);
 	if (cmp == 0)
-		cmp = (double)(ksm_get("stable_lookup_compares") - c0 +
-			       ksm_get("unstable_lookup_compares") - uc0) /
-		      (ksm_get("stable_lookups") - l0 +
-		       ksm_get("unstable_lookups") - u0);
+		cmp = (double)(ksm_get("trees/stable_lookup_compares") - c0 +
+			       ksm_get("trees/unstable_lookup_compares") - uc0) /
+		      (ksm_get("trees/stable_lookups") - l0 +
+		       ksm_get("trees/unstable_lookups") - u0);
 	printf("# page_hash=%s: strength %ld, %ld pages changed, %.2f page compares a lookup\n",
 	       adaptive ? "adaptive" : "checksum",
-	       ksm_get("page_hash_strength"), bad, cmp);
-	if (bad || (adaptive && ksm_get("page_hash_strength") <= 0))
+	       ksm_get("page_hash/strength"), bad, cmp);
+	if (bad || (adaptive && ksm_get("page_hash/strength") <= 0))
 		cmp = -1;
 	munmap(mem, NPAGES * psize);
 	ksm_write("run", "2");
@@ -175,12 +175,12 @@ static double merge_pairs(int adaptive)
 /* Switch to @adaptive with the pairs in @mem merged; then a third copy. */
 static int switch_to(int adaptive, char *mem, char **third)
 {
-	long rekeys = ksm_get("page_hash_rekeys"), bad;
+	long rekeys = ksm_get("page_hash/rekeys"), bad;
 
-	if (ksm_write("page_hash", adaptive ? "adaptive" : "checksum"))
+	if (ksm_write("page_hash/mode", adaptive ? "adaptive" : "checksum"))
 		return 0;
 	wait_scans(3);
-	if (ksm_get("page_hash_rekeys") <= rekeys) {
+	if (ksm_get("page_hash/rekeys") <= rekeys) {
 		printf("# no re-key after switching to %s\n",
 		       adaptive ? "adaptive" : "checksum");
 		return 0;
@@ -193,7 +193,7 @@ static int switch_to(int adaptive, char *mem, char **third)
 	bad = changed(mem, 2, 0) + changed(*third, 1, 0);
 	printf("# switched to %s: strength %ld, re-keys %ld, %ld pages changed\n",
 	       adaptive ? "adaptive" : "checksum",
-	       ksm_get("page_hash_strength"), ksm_get("page_hash_rekeys"), bad);
+	       ksm_get("page_hash/strength"), ksm_get("page_hash/rekeys"), bad);
 	return !bad;
 }
 
@@ -203,7 +203,7 @@ static int test_switch(void)
 	int ok;
 
 	ksm_write("run", "2");
-	ksm_write("page_hash", "checksum");
+	ksm_write("page_hash/mode", "checksum");
 	mem = map_copies(2, 0);
 	ksm_write("run", "1");
 	ok = wait_merged(NPAGES / 2, NPAGES / 2);
@@ -229,12 +229,12 @@ static int test_switch(void)
  */
 static int test_near(int near)
 {
-	long coll = ksm_get("page_hash_collisions"), bad, want = near == 2;
+	long coll = ksm_get("page_hash/collisions"), bad, want = near == 2;
 	char *mem;
 	int i, ok;
 
 	ksm_write("run", "2");
-	ksm_write("page_hash", "adaptive");
+	ksm_write("page_hash/mode", "adaptive");
 	/* Pages that never merge are skipped ever longer otherwise. */
 	ksm_write("smart_scan", "0");
 	mem = map_copies(2, near);
@@ -245,17 +245,17 @@ static int test_near(int near)
 	 * drawn at boot); then every page collides.
 	 */
 	wait_scans(2);
-	for (i = 0; i < 60 && ksm_get("page_hash_collisions") <= coll; i++)
+	for (i = 0; i < 60 && ksm_get("page_hash/collisions") <= coll; i++)
 		wait_scans(1);
 	wait_scans(2);
 	bad = changed(mem, 2, near);
 	printf("# near-identical pages%s: pages_shared %ld, pages_sharing %ld, %ld changed, strength %ld, collisions %ld\n",
 	       near == 2 ? " and a pair" : "", ksm_get("pages_shared"),
-	       ksm_get("pages_sharing"), bad, ksm_get("page_hash_strength"),
-	       ksm_get("page_hash_collisions") - coll);
+	       ksm_get("pages_sharing"), bad, ksm_get("page_hash/strength"),
+	       ksm_get("page_hash/collisions") - coll);
 	ok = !bad && ksm_get("pages_shared") == want &&
 	     ksm_get("pages_sharing") == want &&
-	     ksm_get("page_hash_collisions") > coll;
+	     ksm_get("page_hash/collisions") > coll;
 	munmap(mem, NPAGES * psize);
 	ksm_write("run", "2");
 	return ok;
@@ -264,14 +264,14 @@ static int test_near(int near)
 int main(void)
 {
 	struct ksm_knob knobs[] = {
-		{ "page_hash" }, { "pages_to_scan" }, { "sleep_millisecs" },
+		{ "page_hash/mode" }, { "pages_to_scan" }, { "sleep_millisecs" },
 		{ "smart_scan" }, { "run" },
 	};
 	double stock, keyed;
 
 	psize = sysconf(_SC_PAGESIZE);
 	ksft_print_header();
-	if (access(KSM_SYSFS "page_hash", F_OK))
+	if (access(KSM_SYSFS "page_hash/mode", F_OK))
 		ksft_exit_skip("no page_hash knob\n");
 	ksft_set_plan(6);
 	ksm_knobs_save(knobs, ARRAY_SIZE(knobs));

@@ -167,7 +167,7 @@ static int run(const char *placement, struct report *rep, long *stat_local)
 	char c;
 	int k, err = 0;
 
-	if (ksm_write("run", "2") || ksm_write("placement", placement))
+	if (ksm_write("run", "2") || ksm_write("placement/mode", placement))
 		ksft_exit_fail_msg("cannot set placement=%s\n", placement);
 	for (k = 0; k < sc.nchild; k++) {
 		ksm_spawn(ch, sc.nchild, k, child);
@@ -223,13 +223,13 @@ static int run(const char *placement, struct report *rep, long *stat_local)
 		}
 	}
 	printf("# %s: merges across nodes: scan-order %ld hot %ld balanced %ld priority %ld; migrated %ld failed %ld deferred %ld\n",
-	       placement, ksm_get("placement_merges_scan_order"),
-	       ksm_get("placement_merges_hot"),
-	       ksm_get("placement_merges_balanced"),
-	       ksm_get("placement_merges_priority"),
-	       ksm_get("placement_migrated"),
-	       ksm_get("placement_migrate_failed"),
-	       ksm_get("placement_migrate_deferred"));
+	       placement, ksm_get("placement/merges_scan_order"),
+	       ksm_get("placement/merges_hot"),
+	       ksm_get("placement/merges_balanced"),
+	       ksm_get("placement/merges_priority"),
+	       ksm_get("placement/migrated"),
+	       ksm_get("placement/migrate_failed"),
+	       ksm_get("placement/migrate_deferred"));
 	ksm_kill_children(ch, sc.nchild);
 	ksm_write("run", "2");
 	return err;
@@ -243,7 +243,7 @@ static double pct(long a, long b)
 int main(void)
 {
 	struct ksm_knob knobs[] = {
-		{ "placement" }, { "pages_to_scan" }, { "sleep_millisecs" },
+		{ "placement/mode" }, { "pages_to_scan" }, { "sleep_millisecs" },
 		{ "merge_across_nodes" }, { "run" },
 	};
 	struct report rep[MAX_NODES];
@@ -253,7 +253,7 @@ int main(void)
 
 	psize = sysconf(_SC_PAGESIZE);
 	ksft_print_header();
-	if (nodes < 2 || access(KSM_SYSFS "placement", F_OK))
+	if (nodes < 2 || access(KSM_SYSFS "placement/mode", F_OK))
 		ksft_exit_skip("needs 2 or more nodes and the placement knob\n");
 	if (nodes > MAX_NODES)
 		nodes = MAX_NODES;
@@ -307,7 +307,7 @@ int main(void)
 			 pct(rep[1].local, rep[1].merged));
 
 	ksm_knobs_restore(knobs, ARRAY_SIZE(knobs));
-	if (!ksm_read("placement", buf, sizeof(buf)))
+	if (!ksm_read("placement/mode", buf, sizeof(buf)))
 		printf("# placement now %s", buf);
 	ksft_finished();
 }

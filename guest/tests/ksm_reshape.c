@@ -14,7 +14,7 @@
  *
  *  1. tree_shards 2 then 1, back to back, under page_hash=adaptive, the
  *     lower half of both children unmapped while two full scans go on
- *     over the rest (three times), then scanner=uksm.
+ *     over the rest (three times), then scanner=distill.
  *  2. merge_across_nodes 0, 1, 0 under the distilling scanner (whose
  *     unstable tree lives a whole coverage), a quarter of the other child
  *     unmapped between the changes.
@@ -80,9 +80,9 @@ static bool unstable_holds(long n)
 		msleep(50);
 	if (ksm_get("pages_unshared") >= n)
 		return true;
-	printf("# the unstable trees hold %ld pages after 60 s, not %ld (full_scans %ld, page_hash_strength %ld)\n",
+	printf("# the unstable trees hold %ld pages after 60 s, not %ld (full_scans %ld, page_hash/strength %ld)\n",
 	       ksm_get("pages_unshared"), n, ksm_get("full_scans"),
-	       ksm_get("page_hash_strength"));
+	       ksm_get("page_hash/strength"));
 	return false;
 }
 
@@ -94,17 +94,17 @@ static bool unstable_holds(long n)
 static bool keyed(void)
 {
 	double deadline = now() + 120, quiet = now() + 3;
-	long rekeys = ksm_get("page_hash_rekeys");
+	long rekeys = ksm_get("page_hash/rekeys");
 
-	while (now() < deadline && (ksm_get("page_hash_strength") <= 0 ||
+	while (now() < deadline && (ksm_get("page_hash/strength") <= 0 ||
 				    now() < quiet)) {
 		msleep(50);
-		if (ksm_get("page_hash_rekeys") != rekeys) {
-			rekeys = ksm_get("page_hash_rekeys");
+		if (ksm_get("page_hash/rekeys") != rekeys) {
+			rekeys = ksm_get("page_hash/rekeys");
 			quiet = now() + 3;
 		}
 	}
-	if (ksm_get("page_hash_strength") > 0)
+	if (ksm_get("page_hash/strength") > 0)
 		return true;
 	printf("# the trees are not keyed by the adaptive hash after 120 s\n");
 	return false;
@@ -148,8 +148,8 @@ static bool pairs_merge(void)
 int main(void)
 {
 	struct ksm_knob knobs[] = {
-		{ "tree_shards" }, { "merge_across_nodes" }, { "page_hash" },
-		{ "scanner" }, { "uksm_bottom_cpu_permille" },
+		{ "tree_shards" }, { "merge_across_nodes" }, { "page_hash/mode" },
+		{ "scanner" }, { "distill/bottom_cpu_permille" },
 		{ "pages_to_scan" }, { "sleep_millisecs" }, { "smart_scan" },
 		{ "run" },
 	};
@@ -165,8 +165,8 @@ int main(void)
 	ksft_set_plan(4);
 	ksm_knobs_save(knobs, ARRAY_SIZE(knobs));
 	if (ksm_set("run", 2) || ksm_write("scanner", "stock") ||
-	    ksm_write("page_hash", "adaptive") ||
-	    ksm_set("uksm_bottom_cpu_permille", 1000) ||
+	    ksm_write("page_hash/mode", "adaptive") ||
+	    ksm_set("distill/bottom_cpu_permille", 1000) ||
 	    ksm_set("pages_to_scan", 1000) || ksm_set("sleep_millisecs", 10) ||
 	    ksm_set("smart_scan", 0) || ksm_set("run", 1))
 		ksft_exit_fail_msg("cannot set the KSM knobs\n");
@@ -190,10 +190,10 @@ int main(void)
 		ask(&ch[0], 'r');
 		ask(&ch[1], 'r');
 	}
-	ok1 = set_knob("scanner", "uksm") && ok1;
+	ok1 = set_knob("scanner", "distill") && ok1;
 	msleep(5000);
 	ok1 = ok1 && unstable_holds(64);
-	ksft_test_result(ok1, "tree_shards 2 then 1, an unmap, then uksm\n");
+	ksft_test_result(ok1, "tree_shards 2 then 1, an unmap, then distill\n");
 
 	/* 2. */
 	ok2 = set_knob("merge_across_nodes", "0") && unstable_holds(64);
@@ -203,14 +203,14 @@ int main(void)
 	ask(&ch[1], 'u');
 	ok2 = set_knob("merge_across_nodes", "0") && ok2;
 	msleep(5000);
-	ksft_test_result(ok2, "merge_across_nodes 0, 1, 0 under uksm, unmaps between\n");
+	ksft_test_result(ok2, "merge_across_nodes 0, 1, 0 under distill, unmaps between\n");
 
 	/* 3. */
 	ok3 = true;
 	for (i = 0; i < 4; i++) {
-		ok3 = set_knob("scanner", i & 1 ? "uksm" : "stock") && ok3;
+		ok3 = set_knob("scanner", i & 1 ? "distill" : "stock") && ok3;
 		ok3 = unstable_holds(64) && ok3;
-		ok3 = set_knob("page_hash", i & 1 ? "adaptive" : "checksum") &&
+		ok3 = set_knob("page_hash/mode", i & 1 ? "adaptive" : "checksum") &&
 		      ok3;
 		if (i == 1)
 			ask(&ch[0], 'u');

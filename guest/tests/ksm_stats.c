@@ -16,7 +16,7 @@
  * "scanner"), so the two add up to 1 at most there; the merged counts are
  * exact.
  *
- * Run for: stock, stock with page_hash=adaptive, uksm, uksm with
+ * Run for: stock, stock with page_hash=adaptive, distill, distill with
  * page_hash=adaptive; with smart_scan=0, since stock KSM's smart scan takes
  * a unique page it skips out of the unstable tree, and counts it volatile,
  * from its fourth visit on.
@@ -68,7 +68,7 @@ static bool run(const char *scanner, const char *hash)
 
 	ksm_set("run", 2);
 	ksm_write("scanner", scanner);
-	ksm_write("page_hash", hash);
+	ksm_write("page_hash/mode", hash);
 	ksm_set("run", 1);
 	for (i = 0; i < 2; i++) {
 		ksm_spawn(ch, 2, i, holder);
@@ -88,7 +88,7 @@ static bool run(const char *scanner, const char *hash)
 	       scanner, hash, ok ? "three full scans" : "no three full scans in 300 s",
 	       shared, sharing, unshared, volatil, bad);
 	ksm_kill_children(ch, 2);
-	if (!strcmp(scanner, "uksm"))
+	if (!strcmp(scanner, "distill"))
 		return ok && shared == 1 && sharing == 2 * NPAGES - 2 &&
 		       unshared + volatil <= 1 && !bad;
 	return ok && shared == 1 && sharing == 2 * NPAGES - 2 &&
@@ -98,7 +98,7 @@ static bool run(const char *scanner, const char *hash)
 int main(void)
 {
 	struct ksm_knob knobs[] = {
-		{ "scanner" }, { "page_hash" }, { "uksm_bottom_cpu_permille" },
+		{ "scanner" }, { "page_hash/mode" }, { "distill/bottom_cpu_permille" },
 		{ "smart_scan" },
 		{ "pages_to_scan" }, { "sleep_millisecs" }, { "run" },
 	};
@@ -111,12 +111,12 @@ int main(void)
 	ksm_knobs_save(knobs, ARRAY_SIZE(knobs));
 	if (ksm_set("run", 2) || ksm_set("pages_to_scan", 1000) ||
 	    ksm_set("sleep_millisecs", 10) || ksm_set("smart_scan", 0) ||
-	    ksm_set("uksm_bottom_cpu_permille", 1000))
+	    ksm_set("distill/bottom_cpu_permille", 1000))
 		ksft_exit_fail_msg("cannot set the KSM knobs\n");
 	ksft_test_result(run("stock", "checksum"), "stock\n");
 	ksft_test_result(run("stock", "adaptive"), "stock, page_hash=adaptive\n");
-	ksft_test_result(run("uksm", "checksum"), "uksm\n");
-	ksft_test_result(run("uksm", "adaptive"), "uksm, page_hash=adaptive\n");
+	ksft_test_result(run("distill", "checksum"), "distill\n");
+	ksft_test_result(run("distill", "adaptive"), "distill, page_hash=adaptive\n");
 	ksm_set("run", 2);
 	ksm_knobs_restore(knobs, ARRAY_SIZE(knobs));
 	ksft_finished();

@@ -27,7 +27,7 @@ static int try_once(int t, long pages, size_t psize)
 	double t0;
 	int ret = 1;
 
-	if (ksm_write("run", "2") || ksm_write("page_hash", "adaptive"))
+	if (ksm_write("run", "2") || ksm_write("page_hash/mode", "adaptive"))
 		return -1;
 	a = ksm_map_anon(size);
 	b = ksm_map_anon(size);
@@ -74,14 +74,14 @@ out:
 int main(int argc, char **argv)
 {
 	static struct ksm_knob knobs[] = {
-		{ "run" }, { "page_hash" },
+		{ "run" }, { "page_hash/mode" },
 	};
 	int tries = argc > 1 ? atoi(argv[1]) : 4, t, failed = 0, r;
 	long pages = argc > 2 ? atol(argv[2]) : 512;
 	size_t psize = getpagesize();
 
 	ksm_test_begin(1);
-	if (access(KSM_SYSFS "page_hash", F_OK))
+	if (access(KSM_SYSFS "page_hash/mode", F_OK))
 		ksft_exit_skip("no page_hash knob\n");
 	ksm_knobs_save(knobs, 2);
 	for (t = 0; t < tries; t++) {

@@ -55,16 +55,35 @@ static inline long ksm_get(const char *knob)
 }
 
 /*
+ * One statistic of each level of the distilling scanner in use
+ * (distill/level<N>/@stat for N below distill/levels), lowest first,
+ * space-separated into buf; empty without the engine.
+ */
+static inline void ksm_read_levels(const char *stat, char *buf, size_t len)
+{
+	long n = ksm_get("distill/levels"), l;
+	size_t at = 0;
+	char knob[64];
+
+	buf[0] = '\0';
+	for (l = 0; l < n && at < len; l++) {
+		snprintf(knob, sizeof(knob), "distill/level%ld/%s", l, stat);
+		at += snprintf(buf + at, len - at, l ? " %ld" : "%ld",
+			       ksm_get(knob));
+	}
+}
+
+/*
  * Report the CPU time the distilling scanner left out of its budget as host
  * stalls (a diagnostic line; nothing without the engine's counters).
  */
 static inline void ksm_print_stalls(void)
 {
-	long n = ksm_get("uksm_stalls");
+	long n = ksm_get("distill/stalls");
 
 	if (n >= 0)
 		printf("# host stalls left out of ksmd's budget: %ld batches, %ld ms\n",
-		       n, ksm_get("uksm_stall_ms"));
+		       n, ksm_get("distill/stall_ms"));
 }
 
 /* Write @val to the file at @path; returns 0 or -errno. */
@@ -324,30 +343,30 @@ static inline long ksm_bad_pages(const char *mem, long n, size_t psize,
 	return bad;
 }
 
-/* The knobs ksm_uksm_begin() saves, in the order they are put back. */
-static inline struct ksm_knob *ksm_uksm_knobs(void)
+/* The knobs ksm_distill_begin() saves, in the order they are put back. */
+static inline struct ksm_knob *ksm_distill_knobs(void)
 {
 	static struct ksm_knob k[] = { { .name = "scanner" }, { .name = "run" } };
 
 	return k;
 }
 
-/* Put back what ksm_uksm_begin() saved. */
-static inline void ksm_uksm_restore(void)
+/* Put back what ksm_distill_begin() saved. */
+static inline void ksm_distill_restore(void)
 {
-	ksm_knobs_restore(ksm_uksm_knobs(), 2);
+	ksm_knobs_restore(ksm_distill_knobs(), 2);
 }
 
 /*
- * Save scanner and run, unmerge everything and run the uksm scanner with
+ * Save scanner and run, unmerge everything and run the distill scanner with
  * its other knobs as they are; fail if the knobs cannot be written.
  */
-static inline void ksm_uksm_begin(void)
+static inline void ksm_distill_begin(void)
 {
-	ksm_knobs_save(ksm_uksm_knobs(), 2);
-	if (ksm_set("run", 2) || ksm_write("scanner", "uksm") ||
+	ksm_knobs_save(ksm_distill_knobs(), 2);
+	if (ksm_set("run", 2) || ksm_write("scanner", "distill") ||
 	    ksm_set("run", 1)) {
-		ksm_uksm_restore();
+		ksm_distill_restore();
 		ksft_exit_fail_msg("cannot set the knobs\n");
 	}
 }

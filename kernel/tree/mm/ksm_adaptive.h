@@ -13,7 +13,7 @@
  * @names:	the mode names, indexed by mode number
  * @nr:		number of entries in @names
  *
- * Shown as "stock [uksm]" (the current mode in brackets), as the THP knobs
+ * Shown as "stock [distill]" (the current mode in brackets), as the THP knobs
  * are; written as one name, with an optional trailing newline.
  */
 struct ksm_choice {
@@ -25,10 +25,10 @@ int ksm_choice_parse(const struct ksm_choice *choice, const char *buf);
 ssize_t ksm_choice_show(const struct ksm_choice *choice, unsigned int cur,
 			char *buf);
 
-/* Scanners: KSM's own walk, or UKSM's region distilling. */
+/* Scanners: KSM's own walk, or the distilling scanner (UKSM's design). */
 enum ksm_scanner {
 	KSM_SCANNER_STOCK,
-	KSM_SCANNER_UKSM,
+	KSM_SCANNER_DISTILL,
 	KSM_NR_SCANNERS,
 };
 
@@ -59,42 +59,42 @@ static inline void ksm_tree_count(unsigned long *c)
 	WRITE_ONCE(*c, *c + 1);
 }
 
-/* Sharded trees (mm/ksm_shard.c; the trees themselves are in mm/ksm.c). */
-#define KSM_MAX_SHARDS	1024U
+/* Sharded trees (mm/ksm_tree_shards.c; the trees themselves are in mm/ksm.c). */
+#define KSM_MAX_TREE_SHARDS	1024U
 
-unsigned int ksm_shard_of(u32 checksum, unsigned int nr_shards);
-unsigned int ksm_shard_auto(unsigned long pages);
+unsigned int ksm_tree_shard_of(u32 checksum, unsigned int nr_shards);
+unsigned int ksm_tree_shards_auto(unsigned long pages);
 /* In mm/ksm.c: under ksm_thread_mutex; -EBUSY while anything is merged. */
 unsigned int ksm_get_tree_shards(void);
 int ksm_set_tree_shards(unsigned int nr_shards);
 
-/* Page hash: the stock checksum, or the adaptive one (mm/ksm_phash.c). */
-enum ksm_page_hash {
+/* Page hash: the stock checksum, or the adaptive one (mm/ksm_page_hash.c). */
+enum ksm_page_hash_mode {
 	KSM_PAGE_HASH_CHECKSUM,
 	KSM_PAGE_HASH_ADAPTIVE,
 	KSM_NR_PAGE_HASHES,
 };
 
 /**
- * struct ksm_phash_stats - the adaptive page hash's counters
+ * struct ksm_page_hash_stats - the adaptive page hash's counters
  * @collisions:	lookups that met an equal hash over other contents
  * @rekeys:	times the stable trees were re-keyed (mode or strength)
  *
  * Written by ksmd only.
  */
-struct ksm_phash_stats {
+struct ksm_page_hash_stats {
 	unsigned long collisions;
 	unsigned long rekeys;
 };
 
-extern struct ksm_phash_stats ksm_phash_stats;
+extern struct ksm_page_hash_stats ksm_page_hash_stats;
 
 /* In mm/ksm.c; a new mode is taken into force at ksmd's next full scan. */
 int ksm_get_page_hash(void);
 int ksm_set_page_hash(int mode);
 unsigned int ksm_get_page_hash_strength(void);
 
-/* Merge domains (mm/ksm_domain.c): which processes may share a KSM page. */
+/* Merge domains (mm/ksm_merge_domains.c): which processes may share a KSM page. */
 enum ksm_merge_domains {
 	KSM_DOMAINS_NONE,
 	KSM_DOMAINS_USER,
@@ -112,12 +112,13 @@ struct mm_struct;
 
 extern int ksm_merge_domains;
 /* KSM pages unmerged from a mapping of another domain; written by ksmd. */
-extern unsigned long ksm_domain_moves;
+extern unsigned long ksm_merge_domain_moves;
 int ksm_domains_supported(int mode);
 u64 ksm_mm_domain(struct mm_struct *mm);
 /* In mm/ksm.c: under ksm_thread_mutex; -EBUSY while anything is merged. */
 int ksm_set_merge_domains(int mode);
 
-int ksm_adaptive_sysfs_init(void);
+struct kobject;
+int ksm_adaptive_sysfs_init(struct kobject *ksm_kobj);
 
 #endif /* __MM_KSM_ADAPTIVE_H */

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The adaptive KSM engine's knobs and statistics, merged into
- * /sys/kernel/mm/ksm/ beside KSM's own. Documented in
+ * The adaptive KSM engine's knobs and statistics under /sys/kernel/mm/ksm/:
+ * the scanner, the full-system scan and the tree shards beside KSM's own
+ * knobs, and each other feature's mode, tunables and statistics in a
+ * directory named after it (distill/, placement/, page_hash/,
+ * merge_domains/, and trees/ for the trees' lookups). One value per file.
+ * Documented in
  * Documentation/ABI/testing/sysfs-kernel-mm-ksm-adaptive.
  *
  * A write that does not parse or is out of range returns -EINVAL and
@@ -15,38 +19,85 @@
 
 #include "ksm_adaptive.h"
 #include "ksm_distill.h"
-#include "ksm_place.h"
+#include "ksm_placement.h"
 
 static const char * const scanner_names[KSM_NR_SCANNERS] = {
-	"stock", "uksm",
+	"stock", "distill",
 };
 
-static const struct ksm_choice scanner_choice = {
-	.names = scanner_names,
-	.nr = KSM_NR_SCANNERS,
+static const char * const placement_names[KSM_NR_PLACEMENTS] = {
+	"scan-order", "fair", "priority",
 };
 
-/* A write to a mode knob: parsed, then handed to @set (0 or -errno). */
-static ssize_t choice_store(const struct ksm_choice *choice, int (*set)(int),
-			    const char *buf, size_t count)
-{
-	int mode = ksm_choice_parse(choice, buf);
+static const char * const page_hash_names[KSM_NR_PAGE_HASHES] = {
+	"checksum", "adaptive",
+};
 
-	if (mode < 0)
-		return mode;
-	return set(mode) ?: count;
+static const char * const merge_domains_names[KSM_NR_DOMAIN_MODES] = {
+	"none", "user", "cgroup",
+};
+
+static const char * const governor_names[KSM_NR_GOVERNORS] = {
+	"full", "medium", "low", "quiet",
+};
+
+static int distill_set_governor(int governor)
+{
+	WRITE_ONCE(ksm_distill_knobs.governor, governor);
+	return 0;
 }
 
-static ssize_t scanner_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return ksm_choice_show(&scanner_choice, ksm_get_scanner(), buf);
-}
+/*
+ * A knob that selects one of @_names: shown with the current one (@_get)
+ * in brackets, written as one name, which @_set (0 or -errno) takes.
+ */
+#define KSM_CHOICE_KNOB(_var, _file, _names, _get, _set)		\
+static ssize_t _var##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	static const struct ksm_choice choice = {			\
+		.names = _names, .nr = ARRAY_SIZE(_names),		\
+	};								\
+	return ksm_choice_show(&choice, _get, buf);			\
+}									\
+static ssize_t _var##_store(struct kobject *kobj,			\
+			     struct kobj_attribute *attr,		\
+			     const char *buf, size_t count)		\
+{									\
+	static const struct ksm_choice choice = {			\
+		.names = _names, .nr = ARRAY_SIZE(_names),		\
+	};								\
+	int mode = ksm_choice_parse(&choice, buf);			\
+									\
+	if (mode < 0)							\
+		return mode;						\
+	return _set(mode) ?: count;					\
+}									\
+static struct kobj_attribute _var##_attr =				\
+	__ATTR(_file, 0644, _var##_show, _var##_store)
 
-static ssize_t scanner_store(struct kobject *kobj, struct kobj_attribute *attr,
-			     const char *buf, size_t count)
+KSM_CHOICE_KNOB(scanner, scanner, scanner_names, ksm_get_scanner(),
+		ksm_set_scanner);
+KSM_CHOICE_KNOB(placement_mode, mode, placement_names,
+		READ_ONCE(ksm_placement), ksm_placement_set);
+KSM_CHOICE_KNOB(page_hash_mode, mode, page_hash_names, ksm_get_page_hash(),
+		ksm_set_page_hash);
+KSM_CHOICE_KNOB(merge_domains_mode, mode, merge_domains_names,
+		READ_ONCE(ksm_merge_domains), ksm_set_merge_domains);
+KSM_CHOICE_KNOB(distill_governor, governor, governor_names,
+		READ_ONCE(ksm_distill_knobs.governor), distill_set_governor);
+
+/* An unsigned knob, @min to @max, that @set (0 or -errno) takes. */
+static ssize_t store_uint(const char *buf, size_t count, unsigned int min,
+			  unsigned int max, int (*set)(unsigned int))
 {
-	return choice_store(&scanner_choice, ksm_set_scanner, buf, count);
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(buf, 10, &v);
+	if (err || v < min || v > max)
+		return -EINVAL;
+	return set(v) ?: count;
 }
 
 static ssize_t full_system_scan_show(struct kobject *kobj,
@@ -55,42 +106,20 @@ static ssize_t full_system_scan_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%u\n", ksm_get_full_system());
 }
 
+static int set_full_system(unsigned int on)
+{
+	return ksm_set_full_system(on);
+}
+
 static ssize_t full_system_scan_store(struct kobject *kobj,
 				      struct kobj_attribute *attr,
 				      const char *buf, size_t count)
 {
-	unsigned int on;
-	int err;
-
-	err = kstrtouint(buf, 10, &on);
-	if (err || on > 1)
-		return -EINVAL;
-	err = ksm_set_full_system(on);
-	return err ? err : count;
+	return store_uint(buf, count, 0, 1, set_full_system);
 }
 
-static const char * const placement_names[KSM_NR_PLACEMENTS] = {
-	"scan-order", "fair", "priority",
-};
-
-static const struct ksm_choice placement_choice = {
-	.names = placement_names,
-	.nr = KSM_NR_PLACEMENTS,
-};
-
-static ssize_t placement_show(struct kobject *kobj,
-			      struct kobj_attribute *attr, char *buf)
-{
-	return ksm_choice_show(&placement_choice, READ_ONCE(ksm_placement),
-			       buf);
-}
-
-static ssize_t placement_store(struct kobject *kobj,
-			       struct kobj_attribute *attr,
-			       const char *buf, size_t count)
-{
-	return choice_store(&placement_choice, ksm_place_set, buf, count);
-}
+static struct kobj_attribute full_system_scan_attr =
+	__ATTR_RW(full_system_scan);
 
 static ssize_t tree_shards_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
@@ -102,231 +131,166 @@ static ssize_t tree_shards_store(struct kobject *kobj,
 				 struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
-	unsigned int n;
-	int err;
-
-	err = kstrtouint(buf, 10, &n);
-	if (err || n > KSM_MAX_SHARDS)
-		return -EINVAL;
-	return ksm_set_tree_shards(n) ?: count;
+	return store_uint(buf, count, 0, KSM_MAX_TREE_SHARDS, ksm_set_tree_shards);
 }
 
-static const char * const page_hash_names[KSM_NR_PAGE_HASHES] = {
-	"checksum", "adaptive",
-};
+static struct kobj_attribute tree_shards_attr = __ATTR_RW(tree_shards);
 
-static const struct ksm_choice page_hash_choice = {
-	.names = page_hash_names,
-	.nr = KSM_NR_PAGE_HASHES,
-};
-
-static ssize_t page_hash_show(struct kobject *kobj,
-			      struct kobj_attribute *attr, char *buf)
-{
-	return ksm_choice_show(&page_hash_choice, ksm_get_page_hash(), buf);
-}
-
-static ssize_t page_hash_store(struct kobject *kobj,
-			       struct kobj_attribute *attr,
-			       const char *buf, size_t count)
-{
-	return choice_store(&page_hash_choice, ksm_set_page_hash, buf, count);
-}
-
-static const char * const merge_domains_names[KSM_NR_DOMAIN_MODES] = {
-	"none", "user", "cgroup",
-};
-
-static const struct ksm_choice merge_domains_choice = {
-	.names = merge_domains_names,
-	.nr = KSM_NR_DOMAIN_MODES,
-};
-
-static ssize_t merge_domains_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	return ksm_choice_show(&merge_domains_choice,
-			       READ_ONCE(ksm_merge_domains), buf);
-}
-
-static ssize_t merge_domains_store(struct kobject *kobj,
-				   struct kobj_attribute *attr,
-				   const char *buf, size_t count)
-{
-	return choice_store(&merge_domains_choice, ksm_set_merge_domains, buf,
-			    count);
-}
-
-static const char * const governor_names[KSM_NR_GOVERNORS] = {
-	"full", "medium", "low", "quiet",
-};
-
-static const struct ksm_choice governor_choice = {
-	.names = governor_names,
-	.nr = KSM_NR_GOVERNORS,
-};
-
-static int set_governor(int governor)
-{
-	WRITE_ONCE(ksm_distill_knobs.governor, governor);
-	return 0;
-}
-
-static ssize_t uksm_governor_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	return ksm_choice_show(&governor_choice,
-			       READ_ONCE(ksm_distill_knobs.governor), buf);
-}
-
-static ssize_t uksm_governor_store(struct kobject *kobj,
-				   struct kobj_attribute *attr,
-				   const char *buf, size_t count)
-{
-	return choice_store(&governor_choice, set_governor, buf, count);
-}
-
-/* An unsigned knob with an inclusive range. */
-static ssize_t store_uint(const char *buf, size_t count, unsigned int *knob,
-			  unsigned int min, unsigned int max)
-{
-	unsigned int v;
-	int err;
-
-	err = kstrtouint(buf, 10, &v);
-	if (err || v < min || v > max)
-		return -EINVAL;
-	WRITE_ONCE(*knob, v);
-	return count;
-}
-
-#define KSM_UINT_KNOB(_name, _field, _min, _max)			\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
+/* A knob of the distilling scanner, in distill/. */
+#define KSM_DISTILL_KNOB(_name, _field, _min, _max)			\
+static ssize_t distill_##_name##_show(struct kobject *kobj,		\
+				      struct kobj_attribute *attr,	\
+				      char *buf)			\
 {									\
 	return sysfs_emit(buf, "%u\n", READ_ONCE(ksm_distill_knobs._field)); \
 }									\
-static ssize_t _name##_store(struct kobject *kobj,			\
-			     struct kobj_attribute *attr,		\
-			     const char *buf, size_t count)		\
+static int distill_set_##_name(unsigned int v)				\
 {									\
-	return store_uint(buf, count, &ksm_distill_knobs._field,	\
-			  _min, _max);					\
+	WRITE_ONCE(ksm_distill_knobs._field, v);			\
+	return 0;							\
 }									\
-static struct kobj_attribute _name##_attr = __ATTR_RW(_name)
+static ssize_t distill_##_name##_store(struct kobject *kobj,		\
+				       struct kobj_attribute *attr,	\
+				       const char *buf, size_t count)	\
+{									\
+	return store_uint(buf, count, _min, _max, distill_set_##_name); \
+}									\
+static struct kobj_attribute distill_##_name##_attr =			\
+	__ATTR(_name, 0644, distill_##_name##_show, distill_##_name##_store)
 
-KSM_UINT_KNOB(uksm_levels, nr_levels, 2, KSM_DISTILL_MAX_LEVELS);
-KSM_UINT_KNOB(uksm_dup_pct, th.dup_pct, 0, 100);
-KSM_UINT_KNOB(uksm_cow_pct, th.cow_pct, 0, 1000);
-KSM_UINT_KNOB(uksm_life_ms, th.life_ms, 0, 600000);
-KSM_UINT_KNOB(uksm_bottom_cpu_permille, bottom_permille, 1, 1000);
+KSM_DISTILL_KNOB(levels, nr_levels, 2, KSM_DISTILL_MAX_LEVELS);
+KSM_DISTILL_KNOB(dup_pct, th.dup_pct, 0, 100);
+KSM_DISTILL_KNOB(cow_pct, th.cow_pct, 0, 1000);
+KSM_DISTILL_KNOB(life_ms, th.life_ms, 0, 600000);
+KSM_DISTILL_KNOB(bottom_cpu_permille, bottom_permille, 1, 1000);
 
-#define KSM_STAT(_name, _expr)						\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
+/* A statistic, shown as an unsigned long. */
+#define KSM_STAT(_prefix, _name, _expr)					\
+static ssize_t _prefix##_##_name##_show(struct kobject *kobj,		\
+					struct kobj_attribute *attr,	\
+					char *buf)			\
 {									\
 	return sysfs_emit(buf, "%lu\n", (unsigned long)(_expr));	\
 }									\
-static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+static struct kobj_attribute _prefix##_##_name##_attr =		\
+	__ATTR(_name, 0444, _prefix##_##_name##_show, NULL)
 
-KSM_STAT(uksm_rounds, READ_ONCE(ksm_distill_stats.rounds));
-KSM_STAT(uksm_promotions, READ_ONCE(ksm_distill_stats.promotions));
-KSM_STAT(uksm_demotions, READ_ONCE(ksm_distill_stats.demotions));
-KSM_STAT(uksm_pages_sampled, READ_ONCE(ksm_distill_stats.sampled));
-KSM_STAT(uksm_pages_skipped, READ_ONCE(ksm_distill_stats.skipped));
-KSM_STAT(uksm_cow_breaks, atomic_long_read(&ksm_distill_stats.cow_breaks));
-KSM_STAT(uksm_stalls, READ_ONCE(ksm_distill_stats.stalls));
-KSM_STAT(uksm_stall_ms, READ_ONCE(ksm_distill_stats.stall_ms));
-KSM_STAT(uksm_probes, READ_ONCE(ksm_distill_stats.probes));
-KSM_STAT(uksm_probe_fails, READ_ONCE(ksm_distill_stats.probe_fails));
-KSM_STAT(placement_merges_scan_order,
-	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_SCAN_ORDER]));
-KSM_STAT(placement_merges_hot,
-	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_HOT]));
-KSM_STAT(placement_merges_balanced,
-	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_BALANCE]));
-KSM_STAT(placement_merges_priority,
-	 READ_ONCE(ksm_place_stats.merges[KSM_PLACE_R_PRIORITY]));
-KSM_STAT(stable_lookups, READ_ONCE(ksm_tree_stats.lookups[0]));
-KSM_STAT(stable_lookup_compares, READ_ONCE(ksm_tree_stats.compares[0]));
-KSM_STAT(unstable_lookups, READ_ONCE(ksm_tree_stats.lookups[1]));
-KSM_STAT(unstable_lookup_compares, READ_ONCE(ksm_tree_stats.compares[1]));
-KSM_STAT(placement_migrated, READ_ONCE(ksm_place_stats.migrated));
-KSM_STAT(placement_migrate_failed, READ_ONCE(ksm_place_stats.migrate_failed));
-KSM_STAT(placement_migrate_deferred, READ_ONCE(ksm_place_stats.deferred));
-KSM_STAT(page_hash_strength, ksm_get_page_hash_strength());
-KSM_STAT(page_hash_collisions, READ_ONCE(ksm_phash_stats.collisions));
-KSM_STAT(page_hash_rekeys, READ_ONCE(ksm_phash_stats.rekeys));
-KSM_STAT(merge_domain_moves, READ_ONCE(ksm_domain_moves));
+KSM_STAT(distill, rounds, READ_ONCE(ksm_distill_stats.rounds));
+KSM_STAT(distill, promotions, READ_ONCE(ksm_distill_stats.promotions));
+KSM_STAT(distill, demotions, READ_ONCE(ksm_distill_stats.demotions));
+KSM_STAT(distill, pages_sampled, READ_ONCE(ksm_distill_stats.sampled));
+KSM_STAT(distill, pages_skipped, READ_ONCE(ksm_distill_stats.skipped));
+KSM_STAT(distill, cow_breaks, atomic_long_read(&ksm_distill_stats.cow_breaks));
+KSM_STAT(distill, stalls, READ_ONCE(ksm_distill_stats.stalls));
+KSM_STAT(distill, stall_ms, READ_ONCE(ksm_distill_stats.stall_ms));
+KSM_STAT(distill, probes, READ_ONCE(ksm_distill_stats.probes));
+KSM_STAT(distill, probe_fails, READ_ONCE(ksm_distill_stats.probe_fails));
+KSM_STAT(placement, merges_scan_order,
+	 READ_ONCE(ksm_placement_stats.merges[KSM_PLACEMENT_R_SCAN_ORDER]));
+KSM_STAT(placement, merges_hot,
+	 READ_ONCE(ksm_placement_stats.merges[KSM_PLACEMENT_R_HOT]));
+KSM_STAT(placement, merges_balanced,
+	 READ_ONCE(ksm_placement_stats.merges[KSM_PLACEMENT_R_BALANCE]));
+KSM_STAT(placement, merges_priority,
+	 READ_ONCE(ksm_placement_stats.merges[KSM_PLACEMENT_R_PRIORITY]));
+KSM_STAT(placement, migrated, READ_ONCE(ksm_placement_stats.migrated));
+KSM_STAT(placement, migrate_failed, READ_ONCE(ksm_placement_stats.migrate_failed));
+KSM_STAT(placement, migrate_deferred, READ_ONCE(ksm_placement_stats.deferred));
+KSM_STAT(trees, stable_lookups, READ_ONCE(ksm_tree_stats.lookups[0]));
+KSM_STAT(trees, stable_lookup_compares, READ_ONCE(ksm_tree_stats.compares[0]));
+KSM_STAT(trees, unstable_lookups, READ_ONCE(ksm_tree_stats.lookups[1]));
+KSM_STAT(trees, unstable_lookup_compares,
+	 READ_ONCE(ksm_tree_stats.compares[1]));
+KSM_STAT(page_hash, strength, ksm_get_page_hash_strength());
+KSM_STAT(page_hash, collisions, READ_ONCE(ksm_page_hash_stats.collisions));
+KSM_STAT(page_hash, rekeys, READ_ONCE(ksm_page_hash_stats.rekeys));
+KSM_STAT(merge_domains, moves, READ_ONCE(ksm_merge_domain_moves));
 
-/* One number per level, lowest first. */
-static ssize_t show_levels(char *buf, const unsigned long *v)
+/*
+ * distill/level<N>/: one directory a level, lowest first, each with the
+ * level's regions, its sampling interval in the last round and the measured
+ * cost of examining one of its pages (ns). Levels at or above distill/levels
+ * read 0.
+ */
+struct distill_level_attr {
+	struct kobj_attribute attr;
+	const unsigned long *stat;
+	unsigned int level;
+};
+
+static ssize_t distill_level_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
 {
-	unsigned int l, n = READ_ONCE(ksm_distill_knobs.nr_levels);
-	ssize_t len = 0;
+	struct distill_level_attr *la =
+		container_of(attr, struct distill_level_attr, attr);
+	unsigned long v = 0;
 
-	for (l = 0; l < n; l++)
-		len += sysfs_emit_at(buf, len, l ? " %lu" : "%lu",
-				     READ_ONCE(v[l]));
-	return len + sysfs_emit_at(buf, len, "\n");
+	if (la->level < READ_ONCE(ksm_distill_knobs.nr_levels))
+		v = READ_ONCE(la->stat[la->level]);
+	return sysfs_emit(buf, "%lu\n", v);
 }
 
-static ssize_t uksm_regions_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *buf)
-{
-	return show_levels(buf, ksm_distill_stats.regions);
+#define DISTILL_LEVEL_ATTR(_l, _name, _stat)				\
+static struct distill_level_attr distill_level##_l##_##_name = {	\
+	.attr = __ATTR(_name, 0444, distill_level_show, NULL),		\
+	.stat = ksm_distill_stats._stat,				\
+	.level = _l,							\
 }
 
-static struct kobj_attribute uksm_regions_attr = __ATTR_RO(uksm_regions);
-
-static ssize_t uksm_intervals_show(struct kobject *kobj,
-				   struct kobj_attribute *attr, char *buf)
-{
-	return show_levels(buf, ksm_distill_stats.interval);
+#define DISTILL_LEVEL(_l)						\
+DISTILL_LEVEL_ATTR(_l, regions, regions);				\
+DISTILL_LEVEL_ATTR(_l, interval, interval);				\
+DISTILL_LEVEL_ATTR(_l, page_ns, page_ns);				\
+static struct attribute *distill_level##_l##_attrs[] = {		\
+	&distill_level##_l##_regions.attr.attr,				\
+	&distill_level##_l##_interval.attr.attr,			\
+	&distill_level##_l##_page_ns.attr.attr,				\
+	NULL,								\
+};									\
+static const struct attribute_group distill_level##_l##_group = {	\
+	.name = "level" #_l,						\
+	.attrs = distill_level##_l##_attrs,				\
 }
 
-static struct kobj_attribute uksm_intervals_attr = __ATTR_RO(uksm_intervals);
-
-static ssize_t uksm_page_ns_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *buf)
-{
-	return show_levels(buf, ksm_distill_stats.page_ns);
-}
-
-static struct kobj_attribute uksm_page_ns_attr = __ATTR_RO(uksm_page_ns);
-
-static struct kobj_attribute scanner_attr = __ATTR_RW(scanner);
-static struct kobj_attribute full_system_scan_attr =
-	__ATTR_RW(full_system_scan);
-static struct kobj_attribute uksm_governor_attr = __ATTR_RW(uksm_governor);
-static struct kobj_attribute placement_attr = __ATTR_RW(placement);
-static struct kobj_attribute tree_shards_attr = __ATTR_RW(tree_shards);
-static struct kobj_attribute page_hash_attr = __ATTR_RW(page_hash);
-static struct kobj_attribute merge_domains_attr = __ATTR_RW(merge_domains);
+DISTILL_LEVEL(0);
+DISTILL_LEVEL(1);
+DISTILL_LEVEL(2);
+DISTILL_LEVEL(3);
+DISTILL_LEVEL(4);
+DISTILL_LEVEL(5);
+DISTILL_LEVEL(6);
+DISTILL_LEVEL(7);
+static_assert(KSM_DISTILL_MAX_LEVELS == 8);
 
 static struct attribute *ksm_adaptive_attrs[] = {
 	&scanner_attr.attr,
 	&full_system_scan_attr.attr,
-	&uksm_governor_attr.attr,
-	&uksm_levels_attr.attr,
-	&uksm_dup_pct_attr.attr,
-	&uksm_cow_pct_attr.attr,
-	&uksm_life_ms_attr.attr,
-	&uksm_bottom_cpu_permille_attr.attr,
-	&uksm_rounds_attr.attr,
-	&uksm_promotions_attr.attr,
-	&uksm_demotions_attr.attr,
-	&uksm_pages_sampled_attr.attr,
-	&uksm_pages_skipped_attr.attr,
-	&uksm_cow_breaks_attr.attr,
-	&uksm_stalls_attr.attr,
-	&uksm_stall_ms_attr.attr,
-	&uksm_probes_attr.attr,
-	&uksm_probe_fails_attr.attr,
-	&uksm_page_ns_attr.attr,
-	&uksm_regions_attr.attr,
-	&uksm_intervals_attr.attr,
-	&placement_attr.attr,
+	&tree_shards_attr.attr,
+	NULL,
+};
+
+static struct attribute *distill_attrs[] = {
+	&distill_governor_attr.attr,
+	&distill_levels_attr.attr,
+	&distill_dup_pct_attr.attr,
+	&distill_cow_pct_attr.attr,
+	&distill_life_ms_attr.attr,
+	&distill_bottom_cpu_permille_attr.attr,
+	&distill_rounds_attr.attr,
+	&distill_promotions_attr.attr,
+	&distill_demotions_attr.attr,
+	&distill_pages_sampled_attr.attr,
+	&distill_pages_skipped_attr.attr,
+	&distill_cow_breaks_attr.attr,
+	&distill_stalls_attr.attr,
+	&distill_stall_ms_attr.attr,
+	&distill_probes_attr.attr,
+	&distill_probe_fails_attr.attr,
+	NULL,
+};
+
+static struct attribute *placement_attrs[] = {
+	&placement_mode_attr.attr,
 	&placement_merges_scan_order_attr.attr,
 	&placement_merges_hot_attr.attr,
 	&placement_merges_balanced_attr.attr,
@@ -334,27 +298,108 @@ static struct attribute *ksm_adaptive_attrs[] = {
 	&placement_migrated_attr.attr,
 	&placement_migrate_failed_attr.attr,
 	&placement_migrate_deferred_attr.attr,
-	&tree_shards_attr.attr,
-	&stable_lookups_attr.attr,
-	&stable_lookup_compares_attr.attr,
-	&unstable_lookups_attr.attr,
-	&unstable_lookup_compares_attr.attr,
-	&page_hash_attr.attr,
-	&page_hash_strength_attr.attr,
-	&page_hash_collisions_attr.attr,
-	&page_hash_rekeys_attr.attr,
-	&merge_domains_attr.attr,
-	&merge_domain_moves_attr.attr,
 	NULL,
 };
 
-static const struct attribute_group ksm_adaptive_attr_group = {
-	.attrs = ksm_adaptive_attrs,
-	.name = "ksm",
+static struct attribute *trees_attrs[] = {
+	&trees_stable_lookups_attr.attr,
+	&trees_stable_lookup_compares_attr.attr,
+	&trees_unstable_lookups_attr.attr,
+	&trees_unstable_lookup_compares_attr.attr,
+	NULL,
 };
 
-/* Called by ksm_init() once /sys/kernel/mm/ksm/ exists. */
-int ksm_adaptive_sysfs_init(void)
+static struct attribute *page_hash_attrs[] = {
+	&page_hash_mode_attr.attr,
+	&page_hash_strength_attr.attr,
+	&page_hash_collisions_attr.attr,
+	&page_hash_rekeys_attr.attr,
+	NULL,
+};
+
+static struct attribute *merge_domains_attrs[] = {
+	&merge_domains_mode_attr.attr,
+	&merge_domains_moves_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ksm_adaptive_group = {
+	.attrs = ksm_adaptive_attrs,
+};
+
+static const struct attribute_group placement_group = {
+	.name = "placement",
+	.attrs = placement_attrs,
+};
+
+static const struct attribute_group trees_group = {
+	.name = "trees",
+	.attrs = trees_attrs,
+};
+
+static const struct attribute_group page_hash_group = {
+	.name = "page_hash",
+	.attrs = page_hash_attrs,
+};
+
+static const struct attribute_group merge_domains_group = {
+	.name = "merge_domains",
+	.attrs = merge_domains_attrs,
+};
+
+static const struct attribute_group *ksm_adaptive_groups[] = {
+	&ksm_adaptive_group,
+	&placement_group,
+	&trees_group,
+	&page_hash_group,
+	&merge_domains_group,
+	NULL,
+};
+
+static const struct attribute_group distill_group = {
+	.attrs = distill_attrs,
+};
+
+static const struct attribute_group *distill_groups[] = {
+	&distill_group,
+	&distill_level0_group,
+	&distill_level1_group,
+	&distill_level2_group,
+	&distill_level3_group,
+	&distill_level4_group,
+	&distill_level5_group,
+	&distill_level6_group,
+	&distill_level7_group,
+	NULL,
+};
+
+/**
+ * ksm_adaptive_sysfs_init() - add the engine's files to /sys/kernel/mm/ksm/
+ * @ksm_kobj:	the kobject of /sys/kernel/mm/ksm/
+ *
+ * Called by ksm_init() once KSM's own files are there.
+ *
+ * Return: 0, or -errno (nothing added then).
+ */
+int ksm_adaptive_sysfs_init(struct kobject *ksm_kobj)
 {
-	return sysfs_merge_group(mm_kobj, &ksm_adaptive_attr_group);
+	struct kobject *distill_kobj;
+	int err;
+
+	err = sysfs_create_groups(ksm_kobj, ksm_adaptive_groups);
+	if (err)
+		return err;
+	/* distill/ has directories of its own: a kobject, not a group. */
+	distill_kobj = kobject_create_and_add("distill", ksm_kobj);
+	if (!distill_kobj) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = sysfs_create_groups(distill_kobj, distill_groups);
+	if (!err)
+		return 0;
+	kobject_put(distill_kobj);
+out:
+	sysfs_remove_groups(ksm_kobj, ksm_adaptive_groups);
+	return err;
 }

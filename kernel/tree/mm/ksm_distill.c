@@ -550,7 +550,7 @@ static bool distill_round_end(bool tree_lost)
 							    jiffies));
 
 	WRITE_ONCE(ksm_distill_stats.rounds, ksm_distill_stats.rounds + 1);
-	trace_ksm_uksm_round(ksm_distill_stats.rounds, ksm_distill_stats.sampled,
+	trace_ksm_distill_round(ksm_distill_stats.rounds, ksm_distill_stats.sampled,
 			     ksm_distill_stats.skipped, covered);
 	if (covered || tree_lost) {
 		ds.epoch++;
@@ -744,7 +744,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 	else if (level < r->level)
 		ksm_distill_stats.demotions++;
 	if (level != r->level)
-		trace_ksm_uksm_level(dm->mm, r->start, r->end, r->level, level,
+		trace_ksm_distill_level(dm->mm, r->start, r->end, r->level, level,
 				     rr.sampled, rr.merged, rr.cow);
 	r->level = level;
 	r->sampled = 0;
@@ -1048,7 +1048,7 @@ static void region_promote_early(struct ksm_distill_mm *dm,
 	if (region_probe_verdict(r, rr.cow) != KSM_PROBE_PASS)
 		return;
 	ksm_distill_stats.promotions++;
-	trace_ksm_uksm_level(dm->mm, r->start, r->end, r->level, top,
+	trace_ksm_distill_level(dm->mm, r->start, r->end, r->level, top,
 			     rr.sampled, rr.merged, rr.cow);
 	/* Not met yet in this round, its judging counts it on its level. */
 	if (r->seen == ds.round) {
@@ -1526,11 +1526,11 @@ void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm)
 	spin_lock(&dm->lock);
 	list_for_each_entry(r, &dm->regions, list)
 		levels[min_t(unsigned int, r->level, KSM_DISTILL_MAX_LEVELS - 1)]++;
-	seq_printf(m, "ksm_uksm_pages_sampled %lu\n", dm->sampled);
-	seq_printf(m, "ksm_uksm_pages_skipped %lu\n", dm->skipped);
-	seq_printf(m, "ksm_uksm_cow_breaks %lu\n", dm->cow);
+	seq_printf(m, "ksm_distill_pages_sampled %lu\n", dm->sampled);
+	seq_printf(m, "ksm_distill_pages_skipped %lu\n", dm->skipped);
+	seq_printf(m, "ksm_distill_cow_breaks %lu\n", dm->cow);
 	spin_unlock(&dm->lock);
-	seq_puts(m, "ksm_uksm_regions");
+	seq_puts(m, "ksm_distill_regions");
 	for (l = 0; l < ds.nr_levels; l++)
 		seq_printf(m, " %lu", levels[l]);
 	seq_putc(m, '\n');

@@ -20,6 +20,18 @@ struct seq_file;
 struct ksm_rmap_item;
 
 #define KSM_DISTILL_MAX_LEVELS	8
+
+/*
+ * Unstable tree resets within which a region the distilling scanner samples
+ * in a stretch is walked over every rmap_item again (distill_walk_to()): an
+ * rmap_item in an unstable tree must be met before its age (unstable_age())
+ * passes UNSTABLE_MAX_AGE, and a walk that goes straight to the region's
+ * stretch meets only the rmap_items there. A walk over every one begins at
+ * most a round after these resets, and meets an rmap_item at most a round
+ * after it began.
+ */
+#define DISTILL_JUMP_RESETS	32UL
+
 /* Pages found merged already that send a region back to level 0. */
 #define KSM_DISTILL_EVIDENCE	8UL
 /*

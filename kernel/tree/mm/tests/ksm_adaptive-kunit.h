@@ -10,7 +10,7 @@
 #include <kunit/test.h>
 #include <linux/random.h>
 
-static const char * const ksm_test_modes[] = { "stock", "uksm", "uksm-2" };
+static const char * const ksm_test_modes[] = { "stock", "distill", "distill-2" };
 static const struct ksm_choice ksm_test_choice = {
 	.names = ksm_test_modes,
 	.nr = ARRAY_SIZE(ksm_test_modes),
@@ -19,12 +19,12 @@ static const struct ksm_choice ksm_test_choice = {
 static void ksm_choice_parse_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "stock"), 0);
-	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "uksm\n"), 1);
-	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "uksm-2"), 2);
+	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "distill\n"), 1);
+	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "distill-2"), 2);
 	/* Prefixes, extensions, case and empty writes name no mode. */
 	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "uks"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "uksm-"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "UKSM"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "distill-"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "DISTILL"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, ""), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ksm_choice_parse(&ksm_test_choice, "stock\n\n"),
@@ -37,10 +37,10 @@ static void ksm_choice_show_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_EXPECT_EQ(test, ksm_choice_show(&ksm_test_choice, 0, buf),
-			(ssize_t)strlen("[stock] uksm uksm-2\n"));
-	KUNIT_EXPECT_STREQ(test, buf, "[stock] uksm uksm-2\n");
+			(ssize_t)strlen("[stock] distill distill-2\n"));
+	KUNIT_EXPECT_STREQ(test, buf, "[stock] distill distill-2\n");
 	ksm_choice_show(&ksm_test_choice, 2, buf);
-	KUNIT_EXPECT_STREQ(test, buf, "stock uksm [uksm-2]\n");
+	KUNIT_EXPECT_STREQ(test, buf, "stock distill [distill-2]\n");
 }
 
 static int ksm_test_sign(int v)

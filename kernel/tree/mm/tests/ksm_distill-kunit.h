@@ -3,7 +3,7 @@
  * KUnit tests for the level, sampling and budget decisions of the
  * distilling scanner.
  */
-#ifdef CONFIG_KSM_ADAPTIVE_KUNIT_TEST
+#ifdef CONFIG_KSM_DISTILL_KUNIT_TEST
 
 #ifndef _KSM_DISTILL_KUNIT_H
 #define _KSM_DISTILL_KUNIT_H
@@ -1144,4 +1144,4 @@ kunit_test_suite(ksm_distill_test_suite);
 
 #endif /* _KSM_DISTILL_KUNIT_H */
 
-#endif /* CONFIG_KSM_ADAPTIVE_KUNIT_TEST */
+#endif /* CONFIG_KSM_DISTILL_KUNIT_TEST */

@@ -14,14 +14,14 @@
  *           Vlife (500 ms here): never sampled, so on level 0 and never
  *           merged.
  *
- * The parent reads each child's ksm_uksm_regions (/proc/<pid>/ksm_stat)
- * every 50 ms until uksm_rounds has advanced by 12 (and by 8 since dense
+ * The parent reads each child's ksm_distill_regions (/proc/<pid>/ksm_stat)
+ * every 50 ms until distill/rounds has advanced by 12 (and by 8 since dense
  * was first sampled, and until dense has 90% of its pages merged), and
  * checks the highest level each region was seen on. Every child checks
  * every word of its memory at the end.
  *
- * Knobs (all restored): scanner uksm, uksm_governor full, uksm_life_ms
- * 500, uksm_levels 3 and uksm_bottom_cpu_permille 20. Three levels keep the
+ * Knobs (all restored): scanner distill, distill/governor full, distill/life_ms
+ * 500, distill/levels 3 and distill/bottom_cpu_permille 20. Three levels keep the
  * run short: dense may climb one level a round and goes back to level 0 once
  * all is merged, so a shorter ladder makes "reached the top" quick to see.
  * The bottom share of 2% rather than 0.2% lets level 0 sample dense a few
@@ -43,12 +43,12 @@
 #define ROUNDS_DENSE	8	/* ... and after dense was first sampled */
 #define WAIT_SECS	240
 #define POLL_MS		50
-#define LIFE_MS		500	/* uksm_life_ms (Vlife) */
+#define LIFE_MS		500	/* distill/life_ms (Vlife) */
 #define SHORT_MS	300	/* life of each of short's VMAs, < LIFE_MS */
 #define SHORT_SLOTS	64	/* short's VMAs cycle over this many addresses */
 #define COW_RATE	2000	/* cow's page writes per second */
-#define LEVELS		3	/* uksm_levels */
-#define BOTTOM		20	/* uksm_bottom_cpu_permille */
+#define LEVELS		3	/* distill/levels */
+#define BOTTOM		20	/* distill/bottom_cpu_permille */
 
 enum { DENSE, SPARSE, COW, SHORT, NCHILD };
 static const char *const name[NCHILD] = { "dense", "sparse", "cow", "short" };
@@ -70,10 +70,10 @@ static size_t psize;
 
 /* Knobs to restore (in this order, then run 2 and run). */
 static struct ksm_knob saved[] = {
-	{ .name = "uksm_life_ms" },
-	{ .name = "uksm_levels" },
-	{ .name = "uksm_bottom_cpu_permille" },
-	{ .name = "uksm_governor" },
+	{ .name = "distill/life_ms" },
+	{ .name = "distill/levels" },
+	{ .name = "distill/bottom_cpu_permille" },
+	{ .name = "distill/governor" },
 	{ .name = "scanner" },
 };
 static struct ksm_knob saved_run = { .name = "run" };
@@ -249,9 +249,9 @@ struct sample {
 	int regions;		/* regions, all levels */
 	int hi;			/* highest level with a region, -1 if none */
 	long merging;		/* ksm_merging_pages */
-	long sampled;		/* ksm_uksm_pages_sampled */
-	long cow;		/* ksm_uksm_cow_breaks */
-	char line[128];		/* the ksm_uksm_regions line */
+	long sampled;		/* ksm_distill_pages_sampled */
+	long cow;		/* ksm_distill_cow_breaks */
+	char line[128];		/* the ksm_distill_regions line */
 };
 
 static int sample(int k, struct sample *s)
@@ -265,7 +265,7 @@ static int sample(int k, struct sample *s)
 	s->hi = -1;
 	if (ksm_stat_read(ch[k].pid, buf, sizeof(buf)))
 		return -1;
-	v = ksm_stat_find(buf, "ksm_uksm_regions");
+	v = ksm_stat_find(buf, "ksm_distill_regions");
 	if (!v)
 		return -1;
 	end = v + strcspn(v, "\n");
@@ -280,9 +280,9 @@ static int sample(int k, struct sample *s)
 	}
 	v = ksm_stat_find(buf, "ksm_merging_pages");
 	s->merging = v ? strtol(v, NULL, 10) : -1;
-	v = ksm_stat_find(buf, "ksm_uksm_pages_sampled");
+	v = ksm_stat_find(buf, "ksm_distill_pages_sampled");
 	s->sampled = v ? strtol(v, NULL, 10) : -1;
-	v = ksm_stat_find(buf, "ksm_uksm_cow_breaks");
+	v = ksm_stat_find(buf, "ksm_distill_cow_breaks");
 	s->cow = v ? strtol(v, NULL, 10) : -1;
 	return 0;
 }
@@ -304,24 +304,24 @@ int main(void)
 	if (access(KSM_SYSFS "run", W_OK))
 		ksft_exit_skip("KSM sysfs not writable\n");
 	if (access(KSM_SYSFS "scanner", W_OK) ||
-	    access(KSM_SYSFS "uksm_rounds", R_OK))
+	    access(KSM_SYSFS "distill/rounds", R_OK))
 		ksft_exit_skip("no distilling scanner\n");
 	ksft_set_plan(7 + NCHILD);
 
 	ksm_knobs_save(saved, ARRAY_SIZE(saved));
 	ksm_knobs_save(&saved_run, 1);
 	atexit(cleanup);
-	if (ksm_write("scanner", "uksm"))
-		ksft_exit_fail_msg("scanner <- uksm refused\n");
-	if (ksm_write("uksm_governor", "full") ||
-	    ksm_set("uksm_levels", LEVELS) ||
-	    ksm_set("uksm_bottom_cpu_permille", BOTTOM) ||
-	    ksm_set("uksm_life_ms", LIFE_MS))
-		ksft_exit_fail_msg("cannot set the uksm knobs\n");
-	top = ksm_get("uksm_levels") - 1;
-	ksft_print_msg("scanner uksm, uksm_governor full, uksm_levels %d, uksm_bottom_cpu_permille %ld, uksm_life_ms %ld\n",
-		       top + 1, ksm_get("uksm_bottom_cpu_permille"),
-		       ksm_get("uksm_life_ms"));
+	if (ksm_write("scanner", "distill"))
+		ksft_exit_fail_msg("scanner <- distill refused\n");
+	if (ksm_write("distill/governor", "full") ||
+	    ksm_set("distill/levels", LEVELS) ||
+	    ksm_set("distill/bottom_cpu_permille", BOTTOM) ||
+	    ksm_set("distill/life_ms", LIFE_MS))
+		ksft_exit_fail_msg("cannot set the distill knobs\n");
+	top = ksm_get("distill/levels") - 1;
+	ksft_print_msg("scanner distill, distill/governor full, distill/levels %d, distill/bottom_cpu_permille %ld, distill/life_ms %ld\n",
+		       top + 1, ksm_get("distill/bottom_cpu_permille"),
+		       ksm_get("distill/life_ms"));
 
 	for (k = 0; k < NCHILD; k++) {
 		ksm_spawn(ch, NCHILD, k, child);
@@ -334,14 +334,14 @@ int main(void)
 	if (ksm_set("run", 1))
 		ksft_exit_fail_msg("run <- 1 refused\n");
 
-	r0 = ksm_get("uksm_rounds");
-	p0 = ksm_get("uksm_promotions");
+	r0 = ksm_get("distill/rounds");
+	p0 = ksm_get("distill/promotions");
 	t0 = now();
 	for (;;) {
-		rounds = ksm_get("uksm_rounds") - r0;
+		rounds = ksm_get("distill/rounds") - r0;
 		for (k = 0; k < NCHILD; k++) {
 			if (sample(k, &s[k]))
-				ksft_exit_fail_msg("child %s: no ksm_uksm_regions in /proc/%d/ksm_stat\n",
+				ksft_exit_fail_msg("child %s: no ksm_distill_regions in /proc/%d/ksm_stat\n",
 						   name[k], ch[k].pid);
 			if (s[k].hi > maxlvl[k])
 				maxlvl[k] = s[k].hi;
@@ -367,24 +367,20 @@ int main(void)
 	ksft_test_result(waited, "%ld rounds in %.1f s (dense first sampled in round %ld)\n",
 			 rounds, now() - t0, dense_first);
 	for (k = 0; k < NCHILD; k++)
-		ksft_print_msg("%s: ksm_uksm_regions %s, highest level seen %d, %ld merging, %ld sampled, %ld COW breaks\n",
+		ksft_print_msg("%s: ksm_distill_regions %s, highest level seen %d, %ld merging, %ld sampled, %ld COW breaks\n",
 			       name[k], s[k].line, maxlvl[k], s[k].merging,
 			       s[k].sampled, s[k].cow);
-	promo = ksm_get("uksm_promotions") - p0;
-	if (ksm_read("uksm_intervals", buf, sizeof(buf)))
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (ksm_read("uksm_page_ns", ns, sizeof(ns)))
-		ns[0] = '\0';
-	ns[strcspn(ns, "\n")] = '\0';
-	ksft_print_msg("uksm_promotions +%ld, uksm_demotions %ld, uksm_page_ns %s, uksm_intervals %s\n",
-		       promo, ksm_get("uksm_demotions"), ns, buf);
+	promo = ksm_get("distill/promotions") - p0;
+	ksm_read_levels("interval", buf, sizeof(buf));
+	ksm_read_levels("page_ns", ns, sizeof(ns));
+	ksft_print_msg("distill/promotions +%ld, distill/demotions %ld, page_ns by level %s, interval by level %s\n",
+		       promo, ksm_get("distill/demotions"), ns, buf);
 
 	ksft_test_result(maxlvl[DENSE] == top,
 			 "dense reached the top level (highest seen %d of 0..%d)\n",
 			 maxlvl[DENSE], top);
 	/* One level a round, or straight to the top on plain evidence. */
-	ksft_test_result(promo >= 1, "uksm_promotions advanced by %ld (want >= 1)\n",
+	ksft_test_result(promo >= 1, "distill/promotions advanced by %ld (want >= 1)\n",
 			 promo);
 	ksft_test_result(s[DENSE].merging >= NPAGES * 9 / 10,
 			 "dense merged %ld of %d pages (want >= 90%%)\n",

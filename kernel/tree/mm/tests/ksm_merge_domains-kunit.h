@@ -3,10 +3,10 @@
  * KUnit tests for merge domains: the domain of an mm under each mode, of an
  * mm without an owner or not dumpable, and which modes this kernel supports.
  */
-#ifdef CONFIG_KSM_ADAPTIVE_KUNIT_TEST
+#ifdef CONFIG_KSM_MERGE_DOMAINS_KUNIT_TEST
 
-#ifndef _KSM_DOMAIN_KUNIT_H
-#define _KSM_DOMAIN_KUNIT_H
+#ifndef _KSM_MERGE_DOMAINS_KUNIT_H
+#define _KSM_MERGE_DOMAINS_KUNIT_H
 
 #include <kunit/test.h>
 
@@ -63,18 +63,18 @@ static void ksm_domains_supported_test(struct kunit *test)
 			0 : -EOPNOTSUPP);
 }
 
-static struct kunit_case ksm_domain_cases[] = {
+static struct kunit_case ksm_merge_domains_cases[] = {
 	KUNIT_CASE(ksm_mm_domain_test),
 	KUNIT_CASE(ksm_domains_supported_test),
 	{}
 };
 
-static struct kunit_suite ksm_domain_suite = {
-	.name = "ksm_domain",
-	.test_cases = ksm_domain_cases,
+static struct kunit_suite ksm_merge_domains_suite = {
+	.name = "ksm_merge_domains",
+	.test_cases = ksm_merge_domains_cases,
 };
 
-kunit_test_suite(ksm_domain_suite);
+kunit_test_suite(ksm_merge_domains_suite);
 
-#endif /* _KSM_DOMAIN_KUNIT_H */
-#endif /* CONFIG_KSM_ADAPTIVE_KUNIT_TEST */
+#endif /* _KSM_MERGE_DOMAINS_KUNIT_H */
+#endif /* CONFIG_KSM_MERGE_DOMAINS_KUNIT_TEST */

@@ -18,7 +18,7 @@
 #include "ksm_adaptive.h"
 
 /**
- * ksm_shard_of() - the shard of a page
+ * ksm_tree_shard_of() - the shard of a page
  * @checksum:	the page's checksum (calc_checksum() in mm/ksm.c)
  * @nr_shards:	the number of shards, at least 1
  *
@@ -27,25 +27,25 @@
  *
  * Return: the shard, below @nr_shards.
  */
-unsigned int ksm_shard_of(u32 checksum, unsigned int nr_shards)
+unsigned int ksm_tree_shard_of(u32 checksum, unsigned int nr_shards)
 {
 	return reciprocal_scale(checksum, nr_shards);
 }
 
 /**
- * ksm_shard_auto() - the shard count for a memory size
+ * ksm_tree_shards_auto() - the shard count for a memory size
  * @pages:	pages of memory (totalram_pages())
  *
  * The thesis's rule, one stable and one unstable tree per 100 MiB, within
- * 1 and KSM_MAX_SHARDS.
+ * 1 and KSM_MAX_TREE_SHARDS.
  *
  * Return: the number of shards.
  */
-unsigned int ksm_shard_auto(unsigned long pages)
+unsigned int ksm_tree_shards_auto(unsigned long pages)
 {
 	unsigned long per = (100UL << 20) >> PAGE_SHIFT;
 
-	return clamp_t(unsigned long, pages / per, 1, KSM_MAX_SHARDS);
+	return clamp_t(unsigned long, pages / per, 1, KSM_MAX_TREE_SHARDS);
 }
 
-#include "tests/ksm_shard-kunit.h"
+#include "tests/ksm_tree_shards-kunit.h"

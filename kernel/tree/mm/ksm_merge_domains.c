@@ -41,7 +41,7 @@
 #include "ksm_adaptive.h"
 
 int ksm_merge_domains __read_mostly;
-unsigned long ksm_domain_moves;
+unsigned long ksm_merge_domain_moves;
 
 /**
  * ksm_domains_supported() - whether this kernel can tell @mode's domains
@@ -105,4 +105,4 @@ u64 ksm_mm_domain(struct mm_struct *mm)
 	return __ksm_mm_domain(mm, READ_ONCE(ksm_merge_domains));
 }
 
-#include "tests/ksm_domain-kunit.h"
+#include "tests/ksm_merge_domains-kunit.h"

@@ -66,10 +66,10 @@ static double run(long shards)
 		printf("# cannot set tree_shards=%ld\n", shards);
 		return -1;
 	}
-	l0 = ksm_get("stable_lookups");
-	c0 = ksm_get("stable_lookup_compares");
-	u0 = ksm_get("unstable_lookups");
-	uc0 = ksm_get("unstable_lookup_compares");
+	l0 = ksm_get("trees/stable_lookups");
+	c0 = ksm_get("trees/stable_lookup_compares");
+	u0 = ksm_get("trees/unstable_lookups");
+	uc0 = ksm_get("trees/unstable_lookup_compares");
 	mem = map_pairs();
 	ksm_write("run", "1");
 	deadline = now() + 180;
@@ -77,16 +77,16 @@ static double run(long shards)
 				    ksm_get("pages_sharing") < NPAGES / 2))
 		msleep(100);
 	bad = intact(mem);
-	cmp = (double)(ksm_get("stable_lookup_compares") - c0 +
-		       ksm_get("unstable_lookup_compares") - uc0) /
-	      (ksm_get("stable_lookups") - l0 +
-	       ksm_get("unstable_lookups") - u0);
+	cmp = (double)(ksm_get("trees/stable_lookup_compares") - c0 +
+		       ksm_get("trees/unstable_lookup_compares") - uc0) /
+	      (ksm_get("trees/stable_lookups") - l0 +
+	       ksm_get("trees/unstable_lookups") - u0);
 	printf("# tree_shards=%ld: pages_shared %ld pages_sharing %ld, %ld changed; stable lookups %ld compares %ld, unstable lookups %ld compares %ld: %.2f compares a lookup\n",
 	       shards, ksm_get("pages_shared"), ksm_get("pages_sharing"), bad,
-	       ksm_get("stable_lookups") - l0,
-	       ksm_get("stable_lookup_compares") - c0,
-	       ksm_get("unstable_lookups") - u0,
-	       ksm_get("unstable_lookup_compares") - uc0, cmp);
+	       ksm_get("trees/stable_lookups") - l0,
+	       ksm_get("trees/stable_lookup_compares") - c0,
+	       ksm_get("trees/unstable_lookups") - u0,
+	       ksm_get("trees/unstable_lookup_compares") - uc0, cmp);
 	if (ksm_get("pages_shared") != NPAGES / 2 ||
 	    ksm_get("pages_sharing") != NPAGES / 2 || bad)
 		cmp = -1;

@@ -34,7 +34,7 @@ static void child(int k, int cmd, int rep)
 int main(void)
 {
 	struct ksm_knob knobs[] = {
-		{ "scanner" }, { "uksm_bottom_cpu_permille" }, { "run" },
+		{ "scanner" }, { "distill/bottom_cpu_permille" }, { "run" },
 	};
 	struct ksm_child ch[1] = { { 0 } };
 	long mine, theirs, total, bad = 0, r, p;
@@ -48,8 +48,8 @@ int main(void)
 		ksft_exit_skip("no scanner knob\n");
 	ksft_set_plan(3);
 	ksm_knobs_save(knobs, ARRAY_SIZE(knobs));
-	if (ksm_set("run", 2) || ksm_write("scanner", "uksm") ||
-	    ksm_set("uksm_bottom_cpu_permille", 1000) || ksm_set("run", 1))
+	if (ksm_set("run", 2) || ksm_write("scanner", "distill") ||
+	    ksm_set("distill/bottom_cpu_permille", 1000) || ksm_set("run", 1))
 		ksft_exit_fail_msg("cannot set the KSM knobs\n");
 
 	mem = ksm_map_filled(NPAGES, psize, 99, false);

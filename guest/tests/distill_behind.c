@@ -13,7 +13,7 @@
  * level with it, and new pages would wait that long a round. So a region
  * found merged through, with no COW break since, is crossed in one step.
  *
- * Knobs (all restored): scanner uksm, the other uksm knobs as they are.
+ * Knobs (all restored): scanner distill, the other distill knobs as they are.
  * Every page of every mapping is checked.
  */
 #define _GNU_SOURCE
@@ -55,7 +55,7 @@ static void give_up(struct ksm_child *b, const char *what)
 {
 	ksft_test_result_fail("%s\n", what);
 	ksm_kill_children(b, 1);
-	ksm_uksm_restore();
+	ksm_distill_restore();
 	ksft_exit_fail();
 }
 
@@ -68,7 +68,7 @@ int main(void)
 
 	ksm_test_begin(4);
 	psize = getpagesize();
-	ksm_uksm_begin();
+	ksm_distill_begin();
 
 	ksm_spawn(ch, 1, 0, child_big);
 	ksm_get_reply(&ch[0], "B", &got, sizeof(got));
@@ -92,19 +92,19 @@ int main(void)
 
 	/*
 	 * 2: B's region, merged through, goes back to the lowest level (the
-	 * first count of ksm_uksm_regions), and two more rounds pass.
+	 * first count of ksm_distill_regions), and two more rounds pass.
 	 */
 	t = now();
-	while (ksm_stat_get(ch[0].pid, "ksm_uksm_regions") != 1 &&
+	while (ksm_stat_get(ch[0].pid, "ksm_distill_regions") != 1 &&
 	       now() - t < DOWN_SECS)
 		msleep(100);
-	if (ksm_stat_get(ch[0].pid, "ksm_uksm_regions") != 1)
+	if (ksm_stat_get(ch[0].pid, "ksm_distill_regions") != 1)
 		give_up(ch, "B's region back at the lowest level");
 	printf("# B's region at the lowest level after %.1f s\n", now() - t);
-	rounds = ksm_get("uksm_rounds");
-	while (ksm_get("uksm_rounds") < rounds + 2 && now() - t < DOWN_SECS)
+	rounds = ksm_get("distill/rounds");
+	while (ksm_get("distill/rounds") < rounds + 2 && now() - t < DOWN_SECS)
 		msleep(100);
-	ksft_test_result(ksm_get("uksm_rounds") >= rounds + 2,
+	ksft_test_result(ksm_get("distill/rounds") >= rounds + 2,
 			 "B's region at the lowest level, two rounds on (%.1f s)\n",
 			 now() - t);
 
@@ -128,7 +128,7 @@ int main(void)
 	      ksm_bad_pages(sparse, SPARSE, psize, SEED_SPARSE, true);
 	ksft_test_result(!bad, "contents intact (%ld pages differ)\n", bad);
 
-	ksm_uksm_restore();
+	ksm_distill_restore();
 	ksm_print_stalls();
 	ksft_finished();
 }

@@ -18,7 +18,7 @@
  * for seconds between rounds: that is why A keeps only HI pages after the
  * unmap.)
  *
- * Knobs (all restored): scanner uksm, the other uksm knobs as they are.
+ * Knobs (all restored): scanner distill, the other distill knobs as they are.
  * Every page of every mapping is checked.
  */
 #define _GNU_SOURCE
@@ -84,7 +84,7 @@ static void command(struct ksm_child *a, char c, long *bad)
 	ksm_get_reply(a, "A", &got, sizeof(got));
 	if (got < 0) {
 		ksm_kill_children(a, 1);
-		ksm_uksm_restore();
+		ksm_distill_restore();
 		ksft_exit_fail_msg("A's mappings are not in the expected order\n");
 	}
 	*bad += got;
@@ -137,7 +137,7 @@ int main(void)
 
 	ksm_test_begin(4);
 	psize = getpagesize();
-	ksm_uksm_begin();
+	ksm_distill_begin();
 
 	sparse = ksm_map_filled(SPARSE, psize, SEED_SPARSE, true);
 	ksm_spawn(ch, 1, 0, child_big);
@@ -147,7 +147,7 @@ int main(void)
 	if (!a_merged(ch[0].pid)) {
 		ksft_test_result_fail("A's pages merged\n");
 		ksm_kill_children(ch, 1);
-		ksm_uksm_restore();
+		ksm_distill_restore();
 		ksft_exit_fail();
 	}
 	ksft_test_result_pass("A's pages merged\n");
@@ -162,7 +162,7 @@ int main(void)
 	if (!a_merged(ch[0].pid)) {
 		ksft_test_result_fail("A's new pages merged\n");
 		ksm_kill_children(ch, 1);
-		ksm_uksm_restore();
+		ksm_distill_restore();
 		ksft_exit_fail();
 	}
 	got = ksm_get("pages_sharing");
@@ -177,6 +177,6 @@ int main(void)
 	bad += ksm_bad_pages(sparse, SPARSE, psize, SEED_SPARSE, true);
 	ksft_test_result(!bad, "contents intact (%ld pages differ)\n", bad);
 
-	ksm_uksm_restore();
+	ksm_distill_restore();
 	ksft_finished();
 }

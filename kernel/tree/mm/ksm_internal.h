@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What mm/ksm.c shares with the adaptive engine's files (mm/ksm_*.c): an
+ * mm's slot, the scan cursor, the stable tree's nodes and the reverse
+ * mapping items, and the mechanism the scanners and policies call back
+ * into. Only mm/ksm*.c include it.
+ */
+#ifndef __MM_KSM_INTERNAL_H
+#define __MM_KSM_INTERNAL_H
+
+#include <linux/mm_types.h>
+#include <linux/rbtree.h>
+#include <linux/types.h>
+
+#include "internal.h"
+#include "mm_slot.h"
+#include "ksm_adaptive.h"
+#include "ksm_distill.h"
+#include "ksm_page_hash.h"
+#include "ksm_placement.h"
+
+#ifdef CONFIG_NUMA
+#define NUMA(x)		(x)
+#define DO_NUMA(x)	do { (x); } while (0)
+#else
+#define NUMA(x)		(0)
+#define DO_NUMA(x)	do { } while (0)
+#endif
+
+typedef u8 rmap_age_t;
+
+/**
+ * struct ksm_mm_slot - ksm information per mm that is being scanned
+ * @slot: hash lookup from mm to mm_slot
+ * @rmap_list: head for this mm_slot's singly-linked list of rmap_items
+ */
+struct ksm_mm_slot {
+	struct mm_slot slot;
+	struct ksm_rmap_item *rmap_list;
+#ifdef CONFIG_KSM_ADAPTIVE
+	struct ksm_distill_mm distill;
+	unsigned int snice;	/* of the mm's process, under ksm_mmlist_lock */
+#endif
+};
+
+/**
+ * struct ksm_scan - cursor for scanning
+ * @mm_slot: the current mm_slot we are scanning
+ * @address: the next address inside that to be scanned
+ * @rmap_list: link to the next rmap to be scanned in the rmap_list
+ * @seqnr: count of completed rounds (full scans of the stock scanner)
+ * @rounds: the same, but never started again at 0 (run=2 does for @seqnr)
+ * @gap_start: distilling scanner: end of the last mergeable VMA walked in
+ *	this mm; rmap_items from there to the next one's start are stale
+ * @region: distilling scanner: the region of the page last returned
+ * @unstable_seqnr: count of unstable tree resets (stamped on its rmap_items)
+ * @keep_unstable: the last round did not complete a coverage of the
+ *	distilling scanner: keep the unstable tree for the next round
+ * @cover_seqnr: @unstable_seqnr when the distilling scanner's coverage
+ *	began: a coverage whose unstable tree was emptied is not counted
+ *
+ * There is only the one ksm_scan instance of this cursor structure.
+ */
+struct ksm_scan {
+	struct ksm_mm_slot *mm_slot;
+	unsigned long address;
+	struct ksm_rmap_item **rmap_list;
+	unsigned long seqnr;
+	unsigned long rounds;
+	unsigned long gap_start;
+	struct ksm_region *region;
+	unsigned long unstable_seqnr;
+	bool keep_unstable;
+	unsigned long cover_seqnr;
+};
+
+/**
+ * struct ksm_stable_node - node of the stable rbtree
+ * @node: rb node of this ksm page in the stable tree
+ * @head: (overlaying parent) &migrate_nodes indicates temporarily on that list
+ * @hlist_dup: linked into the stable_node->hlist with a stable_node chain
+ * @list: linked into migrate_nodes, pending placement in the proper node tree
+ * @hlist: hlist head of rmap_items using this ksm page
+ * @kpfn: page frame number of this ksm page (perhaps temporarily on wrong nid)
+ * @chain_prune_time: time of the last full garbage collection
+ * @rmap_hlist_len: number of rmap_item entries in hlist or STABLE_NODE_CHAIN
+ * @nid: NUMA node id of stable tree in which linked (may not match kpfn)
+ */
+struct ksm_stable_node {
+	union {
+		struct rb_node node;	/* when node of stable tree */
+		struct {		/* when listed for migration */
+			struct list_head *head;
+			struct {
+				struct hlist_node hlist_dup;
+				struct list_head list;
+			};
+		};
+	};
+	struct hlist_head hlist;
+	union {
+		unsigned long kpfn;
+		unsigned long chain_prune_time;
+	};
+	/*
+	 * STABLE_NODE_CHAIN can be any negative number in
+	 * rmap_hlist_len negative range, but better not -1 to be able
+	 * to reliably detect underflows.
+	 */
+#define STABLE_NODE_CHAIN -1024
+	int rmap_hlist_len;
+#ifdef CONFIG_NUMA
+	int nid;
+#endif
+#ifdef CONFIG_KSM_ADAPTIVE
+	unsigned int shard;	/* of its tree, when in the stable tree */
+	u32 key;		/* its page's hash, when trees are hash-keyed */
+	u64 domain;		/* the merge domain of its mappings */
+#endif
+};
+
+/**
+ * struct ksm_rmap_item - reverse mapping item for virtual addresses
+ * @rmap_list: next rmap_item in mm_slot's singly-linked rmap_list
+ * @anon_vma: pointer to anon_vma for this mm,address, when in stable tree
+ * @nid: NUMA node id of unstable tree in which linked (may not match page)
+ * @mm: the memory structure this rmap_item is pointing into
+ * @address: the virtual address this rmap_item tracks (+ flags in low bits)
+ * @oldchecksum: previous checksum of the page at that virtual address
+ * @node: rb node of this rmap_item in the unstable tree
+ * @head: pointer to stable_node heading this list in the stable tree
+ * @hlist: link into hlist of rmap_items hanging off that stable_node
+ * @age: number of scan iterations since creation
+ * @remaining_skips: how many scans to skip
+ */
+struct ksm_rmap_item {
+	struct ksm_rmap_item *rmap_list;
+	union {
+		struct anon_vma *anon_vma;	/* when stable */
+		struct {		/* when node of unstable tree */
+#ifdef CONFIG_NUMA
+			int nid;
+#endif
+#ifdef CONFIG_KSM_ADAPTIVE
+			unsigned int shard;
+#endif
+		};
+	};
+	struct mm_struct *mm;
+	unsigned long address;		/* + low bits used for flags below */
+	unsigned int oldchecksum;	/* when unstable */
+	rmap_age_t age;
+	rmap_age_t remaining_skips;
+#ifdef CONFIG_KSM_ADAPTIVE
+	/*
+	 * For placement (ksmd only): the node the page was on when last
+	 * visited unmerged, or the KSM page's node when first visited
+	 * merged (@home_known once set); whether it was accessed between
+	 * KSM's last two visits (@hot, known when @hot_known); @tested: the
+	 * last visit cleared the accessed bit; @remote: merged, and counted
+	 * in its mm's ksm_merged_remote. Written by ksmd or another holder of
+	 * ksm_thread_mutex, or by memory offlining while ksmd is parked.
+	 */
+	u16 home_nid:11;
+	u16 home_known:1;
+	u16 remote:1;
+	u16 hot:1;
+	u16 hot_known:1;
+	u16 tested:1;
+#endif
+	union {
+		struct rb_node node;	/* when node of unstable tree */
+		struct {		/* when listed from stable tree */
+			struct ksm_stable_node *head;
+			struct hlist_node hlist;
+		};
+	};
+};
+
+#ifdef CONFIG_KSM_ADAPTIVE
+static_assert(MAX_NUMNODES <= 1 << 11);
+#endif
+
+#define SEQNR_MASK	0x0ff	/* low bits of unstable tree seqnr */
+#define UNSTABLE_FLAG	0x100	/* is a node of the unstable tree */
+#define STABLE_FLAG	0x200	/* is listed from the stable tree */
+
+#ifdef CONFIG_NUMA
+extern unsigned int ksm_merge_across_nodes;
+#else
+#define ksm_merge_across_nodes	1U
+#endif
+
+/* Recently migrated nodes of stable tree, pending proper placement */
+extern struct list_head migrate_nodes;
+extern struct ksm_scan ksm_scan;
+/* Guards the mm_slots list and hash. */
+extern spinlock_t ksm_mmlist_lock;
+/*
+ * rmap_items freed, all told: a link taken into an rmap_item list is still
+ * in that list while this count is unchanged. Under ksm_thread_mutex.
+ */
+extern unsigned long ksm_rmap_free_gen;
+
+/*
+ * Pages the stock scanner takes from a page table in one walk, at most,
+ * under hash-keyed trees; with the stock checksum it takes one, as
+ * upstream does, so that the default configuration is stock KSM's.
+ */
+#define KSM_WALK_AHEAD	32
+/* Pages one walk holds at most: as many as ksm_walk.young has bits. */
+#define KSM_WALK_MAX	BITS_PER_LONG
+/*
+ * Pages the distilling scanner samples in a VMA at one time, at most: its
+ * lowest level's runs, and a stretch's, are as long (DISTILL_RUN_LOW).
+ */
+#define KSM_DISTILL_AHEAD	KSM_WALK_MAX
+
+/*
+ * The pages one walk took (ksm_next_page_pmd_entry()) and, for the stock
+ * scanner, the rmap_items it hands out one by one before it walks again:
+ * the mmap lock, the VMA lookup and the page-table walk are paid once for
+ * up to KSM_WALK_AHEAD pages of one page table; the distilling scanner
+ * takes up to KSM_DISTILL_AHEAD sampled pages of one VMA under one mmap
+ * lock, a page-table walk each run of them. A reference is held on each
+ * page not handed out yet, as on the page being examined; no two pages of
+ * one large folio are taken, so that splitting it sees one reference.
+ * ksmd's own; emptied before ksmd lets go of ksm_thread_mutex, so that
+ * nothing it holds outlives a scan batch.
+ */
+struct ksm_walk {
+	unsigned int limit;	/* pages the stock scanner is to examine */
+	unsigned int want;	/* nr to stop this walk at */
+	unsigned int nr;	/* pages taken */
+	unsigned int next;	/* next to hand out of item[] */
+	bool refused;		/* stopped at a large folio it holds */
+	unsigned long young;	/* bit i: page[i] was found young */
+	unsigned long addr[KSM_WALK_MAX];
+	struct page *page[KSM_WALK_MAX];
+	struct ksm_rmap_item *item[KSM_WALK_MAX];
+};
+
+extern struct ksm_walk ksm_walk;
+
+static inline bool ksm_test_exit(struct mm_struct *mm)
+{
+	return atomic_read(&mm->mm_users) == 0;
+}
+
+static inline struct ksm_stable_node *folio_stable_node(struct folio *folio)
+{
+	return folio_test_ksm(folio) ? folio_raw_mapping(folio) : NULL;
+}
+
+static inline struct ksm_stable_node *page_stable_node(struct page *page)
+{
+	return folio_stable_node(page_folio(page));
+}
+
+/*
+ * This helper is used for getting right index into array of tree roots.
+ * When merge_across_nodes knob is set to 1, there are only two rb-trees for
+ * stable and unstable pages from all nodes with roots in index 0. Otherwise,
+ * every node has its own stable and unstable tree.
+ */
+static inline int get_kpfn_nid(unsigned long kpfn)
+{
+	return ksm_merge_across_nodes ? 0 : NUMA(pfn_to_nid(kpfn));
+}
+
+/*
+ * Merge domains (mm/ksm_merge_domains.c): the domain is the first part of both
+ * trees' key. A stable node keeps the domain of its mappings; an unstable
+ * item's is its mm's, as of the compare.
+ */
+#ifdef CONFIG_KSM_ADAPTIVE
+static inline u64 node_domain(struct ksm_stable_node *node)
+{
+	return node->domain;
+}
+
+static inline void set_node_domain(struct ksm_stable_node *node, u64 domain)
+{
+	node->domain = domain;
+}
+
+static inline u64 mm_domain(struct mm_struct *mm)
+{
+	return READ_ONCE(ksm_merge_domains) ? ksm_mm_domain(mm) : 0;
+}
+
+static inline void domain_count_move(void)
+{
+	WRITE_ONCE(ksm_merge_domain_moves, ksm_merge_domain_moves + 1);
+}
+#else
+static inline u64 node_domain(struct ksm_stable_node *node)
+{
+	return 0;
+}
+
+static inline void set_node_domain(struct ksm_stable_node *node, u64 domain)
+{
+}
+
+static inline u64 mm_domain(struct mm_struct *mm)
+{
+	return 0;
+}
+
+static inline void domain_count_move(void)
+{
+}
+#endif
+
+static inline int domain_cmp(u64 a, u64 b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static inline struct ksm_distill_mm *slot_distill(struct ksm_mm_slot *mm_slot)
+{
+#ifdef CONFIG_KSM_ADAPTIVE
+	return &mm_slot->distill;
+#else
+	return NULL;
+#endif
+}
+
+/* The mechanism in mm/ksm.c that the scanners call; by ksmd. */
+void free_rmap_item(struct ksm_rmap_item *rmap_item);
+unsigned char unstable_age(const struct ksm_rmap_item *rmap_item);
+void remove_rmap_item_from_tree(struct ksm_rmap_item *rmap_item);
+struct ksm_rmap_item **skip_rmap_items(struct ksm_rmap_item **rmap_list,
+				       unsigned long addr,
+				       unsigned long gap_start);
+struct ksm_rmap_item *get_next_rmap_item(struct ksm_mm_slot *mm_slot,
+					 struct ksm_rmap_item **rmap_list,
+					 unsigned long addr);
+void ksm_walk_unlock(void);
+unsigned int ksm_walk_pages(struct vm_area_struct *vma, unsigned long start,
+			    unsigned long end, unsigned int want);
+struct ksm_rmap_item *ksm_walk_next(struct page **page);
+void ksm_walk_drop(unsigned int i);
+struct ksm_mm_slot *ksm_mm_slot_lookup(struct mm_struct *mm);
+void unstable_trees_reset(void);
+void stable_trees_rekey(void);
+
+/* mm/ksm_placement.c: placement on the merge paths; by ksmd */
+#ifdef CONFIG_KSM_ADAPTIVE
+void placement_count_remote(struct ksm_rmap_item *rmap_item,
+			struct ksm_stable_node *stable_node);
+void placement_uncount_remote(struct ksm_rmap_item *rmap_item);
+bool placement_wants_young(void);
+void placement_scan_start(void);
+void placement_visit(struct ksm_rmap_item *rmap_item, struct page *page,
+		 bool young);
+bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item, struct page *page,
+			  struct ksm_rmap_item *tree_rmap_item,
+			  struct page *tree_page, int *why);
+int placement_join(struct ksm_rmap_item *joiner,
+	       struct ksm_stable_node *stable_node, struct page *kpage);
+void placement_revisit(struct ksm_rmap_item *rmap_item,
+		   struct ksm_stable_node *stable_node, struct page *page);
+void placement_count(int why);
+void placement_migrate(struct folio *folio, int nid);
+void placement_flush(void);
+#else
+static inline void placement_count_remote(struct ksm_rmap_item *rmap_item,
+				      struct ksm_stable_node *stable_node)
+{
+}
+
+static inline void placement_uncount_remote(struct ksm_rmap_item *rmap_item)
+{
+}
+
+static inline bool placement_wants_young(void)
+{
+	return false;
+}
+
+static inline void placement_revisit(struct ksm_rmap_item *rmap_item,
+				 struct ksm_stable_node *stable_node,
+				 struct page *page)
+{
+}
+
+static inline void placement_flush(void)
+{
+}
+
+static inline void placement_scan_start(void)
+{
+}
+
+static inline void placement_visit(struct ksm_rmap_item *rmap_item,
+			       struct page *page, bool young)
+{
+}
+
+static inline bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item,
+					struct page *page,
+					struct ksm_rmap_item *tree_rmap_item,
+					struct page *tree_page, int *why)
+{
+	*why = -1;
+	return false;
+}
+
+static inline int placement_join(struct ksm_rmap_item *joiner,
+			     struct ksm_stable_node *stable_node,
+			     struct page *kpage)
+{
+	return NUMA_NO_NODE;
+}
+
+static inline void placement_count(int why)
+{
+}
+
+static inline void placement_migrate(struct folio *folio, int nid)
+{
+	folio_put(folio);
+}
+#endif
+
+/* mm/ksm_page_hash.c: the page hash on KSM's paths; by ksmd */
+#ifdef CONFIG_KSM_ADAPTIVE
+/*
+ * Unstable tree resets within a scan, at most: an item in the tree must
+ * be visited again before 256 resets (unstable_age()), and the scan visits
+ * each once.
+ */
+#define PAGE_HASH_PROBE_RESETS	64
+/*
+ * Two rounds' resets (PAGE_HASH_PROBE_RESETS and the round's end each), and
+ * DISTILL_JUMP_RESETS more for a region sampled in a stretch; under 256.
+ */
+#define UNSTABLE_MAX_AGE	\
+	(2 * PAGE_HASH_PROBE_RESETS + 2 + DISTILL_JUMP_RESETS)
+static_assert(UNSTABLE_MAX_AGE < SEQNR_MASK);
+
+extern bool ksm_tree_keyed;
+extern u32 zero_key;
+
+static inline u32 node_key(struct ksm_stable_node *node)
+{
+	return node->key;
+}
+
+static inline void set_node_key(struct ksm_stable_node *node, u32 key)
+{
+	node->key = key;
+}
+
+u32 page_key(struct page *page);
+u32 page_key_check(struct page *page, u32 old, bool *same);
+void key_collision(u64 t0, struct page *a, struct page *b);
+bool page_hash_pending(void);
+void page_hash_round(void);
+bool page_hash_probe_round(void);
+void page_hash_init(void);
+#else
+#define ksm_tree_keyed	false
+#define UNSTABLE_MAX_AGE	1
+#define zero_key	0U
+
+static inline u32 node_key(struct ksm_stable_node *node)
+{
+	return 0;
+}
+
+static inline void set_node_key(struct ksm_stable_node *node, u32 key)
+{
+}
+
+static inline u32 page_key(struct page *page)
+{
+	return 0;
+}
+
+static inline u32 page_key_check(struct page *page, u32 old, bool *same)
+{
+	return 0;
+}
+
+static inline void key_collision(u64 t0, struct page *a, struct page *b)
+{
+}
+
+static inline bool page_hash_pending(void)
+{
+	return false;
+}
+
+static inline void page_hash_round(void)
+{
+}
+
+static inline bool page_hash_probe_round(void)
+{
+	return false;
+}
+
+static inline void page_hash_init(void)
+{
+}
+#endif
+
+/* mm/ksm_distill_walk.c */
+bool distill_scan_vma(const struct ksm_scan_ops *ops,
+		      struct ksm_mm_slot *mm_slot, struct vm_area_struct *vma,
+		      struct ksm_rmap_item **item, struct page **page);
+
+#endif /* __MM_KSM_INTERNAL_H */
