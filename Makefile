@@ -11,7 +11,7 @@ REPEAT ?= 3
 WINDOW ?= 60
 SOAK_MIN ?= 30
 
-.PHONY: bench baseline bench-check demo all deps prepare kernel kernel-release guest test test-only soak variants \
+.PHONY: bench baseline bench-check demo all deps prepare kernel kernel-release kernel-upstream guest test test-only soak variants \
 	export-patches checkpatch selftest clean distclean help
 
 all: test
@@ -25,6 +25,7 @@ help:
 	@echo "make bench WORKLOADS=.. ENGINES=.. SIZE_MB=N REPEAT=R WINDOW=S   side-by-side bench"
 	@echo "make bench-check     check bench/targets.conf against build/bench/latest"
 	@echo "make variants        build with CONFIG_KSM_ADAPTIVE=n and with CONFIG_NUMA=n"
+	@echo "make kernel-upstream build the tree at base, no patch (build/obj-upstream): the bench's upstream baseline"
 	@echo "make export-patches  export build/linux commits since 'base' to kernel/patches"
 	@echo "make checkpatch      checkpatch.pl over kernel/patches and kernel/tree"
 
@@ -67,6 +68,9 @@ bench-check:
 
 demo: kernel-release guest
 	@$(PY) bench/bench.py --demo --window 25
+
+kernel-upstream: prepare
+	@bash $(H)/build-kernel.sh upstream
 
 variants: prepare
 	@bash $(H)/build-kernel.sh noengine

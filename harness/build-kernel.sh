@@ -4,6 +4,8 @@
 #   debug     + debug.config (lockdep, DEBUG_VM, DEBUG_LIST, KASAN)
 #   noengine  + engine-off.config (CONFIG_KSM_ADAPTIVE=n)
 #   nonuma    + numa-off.config (CONFIG_NUMA=n)
+#   upstream  + engine-off.config, built from the tree at `base` (no patch):
+#             upstream KSM, the bench's baseline (build/upstream, a worktree)
 # Incremental: reruns reuse the object tree and ccache.
 source "$(dirname "$0")/lib.sh"
 
@@ -13,7 +15,16 @@ release) frags=(base) ;;
 debug) frags=(base debug) ;;
 noengine) frags=(base engine-off) ;;
 nonuma) frags=(base numa-off) ;;
-*) die "unknown kernel variant '$variant' (release, debug, noengine, nonuma)" ;;
+upstream)
+	frags=(base engine-off)
+	if [ ! -e "$BUILD/upstream/.git" ]; then
+		rm -rf "$BUILD/upstream"
+		git -C "$SRC" worktree prune
+		git -C "$SRC" worktree add -q --detach "$BUILD/upstream" base
+	fi
+	SRC=$BUILD/upstream
+	;;
+*) die "unknown kernel variant '$variant' (release, debug, noengine, nonuma, upstream)" ;;
 esac
 OBJ=$BUILD/obj-$variant
 mkdir -p "$OBJ"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hashq: hash quality of the adaptive page hash (mm/ksm_phash.c, built
+ * hashq: hash quality of the adaptive page hash (mm/ksm_page_hash.c, built
  * unchanged) against 6.12's page checksum (lib/xxhash.c's xxh64, truncated
  * to 32 bits as calc_checksum() does), on three kinds of page contents:
  *
@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ksm_phash.h"
+#include "ksm_page_hash.h"
 #include "linux/xxhash.h"
 
 u64 kshim_seed = 0x2545f4914f6cdd1dULL;
@@ -112,7 +112,7 @@ static u32 hash(const u32 *p, unsigned int strength)
 {
 	if (!strength)
 		return (u32)xxh64(p, PAGE_SIZE, 0);
-	return ksm_phash(p, strength);
+	return ksm_page_hash(p, strength);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -179,7 +179,7 @@ static void avalanche(size_t lo, size_t hi, unsigned int strength,
 	static u32 buf[PW];
 	unsigned long flips[32] = { 0 }, trials = 0, total = 0;
 	unsigned int words = strength ? strength : PW, t, b;
-	extern u16 phash_perm_export(unsigned int i);
+	extern u16 page_hash_perm_export(unsigned int i);
 	size_t i;
 
 	for (i = 0; i < 400; i++) {
@@ -191,7 +191,7 @@ static void avalanche(size_t lo, size_t hi, unsigned int strength,
 		for (t = 0; t < 64; t++) {
 			/* A bit of a word the hash reads. */
 			unsigned int w = rnd() % words, bit = rnd() % 32;
-			unsigned int off = strength ? phash_perm_export(w) : w;
+			unsigned int off = strength ? page_hash_perm_export(w) : w;
 			u32 d;
 
 			buf[off] ^= 1U << bit;
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
 				snprintf(name, sizeof(name), "xxh64/32");
 			printf("%-10s %-12s %8zu %12.0f %10.3f %8.4f %8.4f\n",
 			       kind[k], name, d, pairs, ideal, mean, bias);
-			if ((!s || s == KSM_PHASH_FULL) &&
+			if ((!s || s == KSM_PAGE_HASH_FULL) &&
 			    (pairs > 10 * ideal + 1 || fabs(mean - 0.5) > 0.01 ||
 			     bias > 0.03)) {
 				printf("hashq: %s on %s pages is worse than an ideal hash\n",

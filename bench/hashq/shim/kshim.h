@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Just enough of the kernel's headers to build mm/ksm_phash.c and
+ * Just enough of the kernel's headers to build mm/ksm_page_hash.c and
  * lib/xxhash.c unchanged in user space (bench/hashq).
  */
 #ifndef KSHIM_H

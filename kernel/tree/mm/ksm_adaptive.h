@@ -25,17 +25,6 @@ int ksm_choice_parse(const struct ksm_choice *choice, const char *buf);
 ssize_t ksm_choice_show(const struct ksm_choice *choice, unsigned int cur,
 			char *buf);
 
-/* Scanners: KSM's own walk, or the distilling scanner (UKSM's design). */
-enum ksm_scanner {
-	KSM_SCANNER_STOCK,
-	KSM_SCANNER_DISTILL,
-	KSM_NR_SCANNERS,
-};
-
-/* In mm/ksm.c: switch under ksm_thread_mutex; -EBUSY beside the advisor. */
-int ksm_get_scanner(void);
-int ksm_set_scanner(int scanner);
-
 /* In mm/ksm_full_system.c: every user process mergeable, or as before. */
 bool ksm_get_full_system(void);
 int ksm_set_full_system(bool on);

@@ -17,13 +17,34 @@
 #include <linux/mm.h>
 #include <linux/sysfs.h>
 
-#include "ksm_adaptive.h"
-#include "ksm_distill.h"
-#include "ksm_placement.h"
+#include "ksm_internal.h"
 
-static const char * const scanner_names[KSM_NR_SCANNERS] = {
+/* The scanners, as the scanner knob names them. */
+static const char * const scanner_names[] = {
 	"stock", "distill",
 };
+
+static const struct ksm_scanner_ops * const scanners[] = {
+	&ksm_stock_scanner, &ksm_distill_scanner,
+};
+
+static_assert(ARRAY_SIZE(scanners) == ARRAY_SIZE(scanner_names));
+
+static int get_scanner(void)
+{
+	const struct ksm_scanner_ops *scanner = ksm_get_scanner();
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(scanners) - 1; i++)
+		if (scanners[i] == scanner)
+			break;
+	return i;
+}
+
+static int set_scanner(int i)
+{
+	return ksm_set_scanner(scanners[i]);
+}
 
 static const char * const placement_names[KSM_NR_PLACEMENTS] = {
 	"scan-order", "fair", "priority",
@@ -53,7 +74,7 @@ static int distill_set_governor(int governor)
  */
 #define KSM_CHOICE_KNOB(_var, _file, _names, _get, _set)		\
 static ssize_t _var##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
+			   struct kobj_attribute *attr, char *buf)	\
 {									\
 	static const struct ksm_choice choice = {			\
 		.names = _names, .nr = ARRAY_SIZE(_names),		\
@@ -61,8 +82,8 @@ static ssize_t _var##_show(struct kobject *kobj,			\
 	return ksm_choice_show(&choice, _get, buf);			\
 }									\
 static ssize_t _var##_store(struct kobject *kobj,			\
-			     struct kobj_attribute *attr,		\
-			     const char *buf, size_t count)		\
+			    struct kobj_attribute *attr,		\
+			    const char *buf, size_t count)		\
 {									\
 	static const struct ksm_choice choice = {			\
 		.names = _names, .nr = ARRAY_SIZE(_names),		\
@@ -76,8 +97,8 @@ static ssize_t _var##_store(struct kobject *kobj,			\
 static struct kobj_attribute _var##_attr =				\
 	__ATTR(_file, 0644, _var##_show, _var##_store)
 
-KSM_CHOICE_KNOB(scanner, scanner, scanner_names, ksm_get_scanner(),
-		ksm_set_scanner);
+KSM_CHOICE_KNOB(scanner, scanner, scanner_names, get_scanner(),
+		set_scanner);
 KSM_CHOICE_KNOB(placement_mode, mode, placement_names,
 		READ_ONCE(ksm_placement), ksm_placement_set);
 KSM_CHOICE_KNOB(page_hash_mode, mode, page_hash_names, ksm_get_page_hash(),

@@ -551,7 +551,7 @@ static bool distill_round_end(bool tree_lost)
 
 	WRITE_ONCE(ksm_distill_stats.rounds, ksm_distill_stats.rounds + 1);
 	trace_ksm_distill_round(ksm_distill_stats.rounds, ksm_distill_stats.sampled,
-			     ksm_distill_stats.skipped, covered);
+				ksm_distill_stats.skipped, covered);
 	if (covered || tree_lost) {
 		ds.epoch++;
 		ds.epoch_round = ds.round + 1;
@@ -745,7 +745,7 @@ static void region_judge(struct ksm_region *r, struct ksm_distill_mm *dm)
 		ksm_distill_stats.demotions++;
 	if (level != r->level)
 		trace_ksm_distill_level(dm->mm, r->start, r->end, r->level, level,
-				     rr.sampled, rr.merged, rr.cow);
+					rr.sampled, rr.merged, rr.cow);
 	r->level = level;
 	r->sampled = 0;
 	r->merged = 0;
@@ -1049,7 +1049,7 @@ static void region_promote_early(struct ksm_distill_mm *dm,
 		return;
 	ksm_distill_stats.promotions++;
 	trace_ksm_distill_level(dm->mm, r->start, r->end, r->level, top,
-			     rr.sampled, rr.merged, rr.cow);
+				rr.sampled, rr.merged, rr.cow);
 	/* Not met yet in this round, its judging counts it on its level. */
 	if (r->seen == ds.round) {
 		ds.pages[r->level] -= min(ds.pages[r->level], pages);
@@ -1424,7 +1424,7 @@ static void distill_crossed(struct ksm_distill_mm *dm, struct ksm_region *r)
 	region_walked(r);
 }
 
-const struct ksm_scan_ops ksm_distill_ops = {
+const struct ksm_distill_ops ksm_distill_ops = {
 	.round_start = distill_round_start,
 	.round_end = distill_round_end,
 	.region_enter = distill_region_enter,

@@ -354,11 +354,11 @@ struct ksm_governor {
 };
 
 /*
- * Scanner operations: how the scan loop in mm/ksm.c picks pages. The
- * stock scanner is the loop itself (no ops); the distilling scanner plugs
- * in here, as damon_operations plug address spaces into DAMON's core.
+ * The distilling scanner's policy (mm/ksm_distill.c), as its walk
+ * (mm/ksm_distill_walk.c) calls it: which pages a round samples, and what
+ * the samples tell of their regions.
  */
-struct ksm_scan_ops {
+struct ksm_distill_ops {
 	/* A global round starts. */
 	void (*round_start)(void);
 	/*
@@ -469,7 +469,7 @@ struct ksm_distill_stats {
 };
 
 #ifdef CONFIG_KSM_ADAPTIVE
-extern const struct ksm_scan_ops ksm_distill_ops;
+extern const struct ksm_distill_ops ksm_distill_ops;
 extern const struct ksm_governor ksm_governors[KSM_NR_GOVERNORS];
 extern struct ksm_distill_knobs ksm_distill_knobs;
 extern struct ksm_distill_stats ksm_distill_stats;

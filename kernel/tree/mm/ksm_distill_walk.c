@@ -8,14 +8,25 @@
  * lock of the mm walked.
  */
 
+#include <linux/freezer.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/cputime.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "ksm_internal.h"
+
+/*
+ * End of the last mergeable VMA walked in the mm: the rmap_items from there
+ * to the next one's start are of VMAs gone. ksmd's, as the rest below.
+ */
+static unsigned long distill_gap_start;
+/* The region of the pages the last walk took. */
+static struct ksm_region *distill_region;
 
 /*
  * Whether the merge of a stable rmap_item the walk passes over may still
@@ -58,7 +69,8 @@ static bool distill_merge_settled(const struct ksm_rmap_item *rmap_item,
 
 	return !placement_wants_young() && stable_node->head != &migrate_nodes &&
 	       get_kpfn_nid(READ_ONCE(stable_node->kpfn)) ==
-	       NUMA(stable_node->nid) && distill_merge_intact(rmap_item, domain);
+	       stable_node_nid(stable_node) &&
+	       distill_merge_intact(rmap_item, domain);
 }
 
 /*
@@ -69,7 +81,7 @@ static bool distill_merge_settled(const struct ksm_rmap_item *rmap_item,
  * KSM page (up to max_page_sharing of them, side by side on static-mix) is
  * tested once, as of its first slot.
  */
-static unsigned long distill_pass_merged(const struct ksm_scan_ops *ops,
+static unsigned long distill_pass_merged(const struct ksm_distill_ops *ops,
 					 struct ksm_mm_slot *mm_slot,
 					 struct ksm_region *r,
 					 unsigned long addr, unsigned long end)
@@ -102,7 +114,7 @@ static unsigned long distill_pass_merged(const struct ksm_scan_ops *ops,
  * still holds counts in the coverage as if sampled, since examining it would
  * change nothing.
  */
-static void distill_skip_rmap_items(const struct ksm_scan_ops *ops,
+static void distill_skip_rmap_items(const struct ksm_distill_ops *ops,
 				    struct ksm_mm_slot *mm_slot,
 				    struct ksm_region *r, unsigned long addr)
 {
@@ -260,7 +272,7 @@ static void distill_links_alloc(struct ksm_region *r)
  * when the walk next meets them: a stretch, or a walk over all of them,
  * once in DISTILL_JUMP_RESETS unstable tree resets.
  */
-static void distill_walk_to(const struct ksm_scan_ops *ops,
+static void distill_walk_to(const struct ksm_distill_ops *ops,
 			    struct ksm_mm_slot *mm_slot, struct ksm_region *r,
 			    unsigned long addr)
 {
@@ -319,7 +331,7 @@ static void distill_walk_to(const struct ksm_scan_ops *ops,
  * rmap_items of every slot of a region merged through, and pay for it with
  * a budget sleep that holds up every level.
  */
-static bool distill_cross(const struct ksm_scan_ops *ops,
+static bool distill_cross(const struct ksm_distill_ops *ops,
 			  struct ksm_mm_slot *mm_slot, struct ksm_region *r)
 {
 	struct ksm_region_walk *w = &r->walk;
@@ -369,28 +381,29 @@ static void distill_forget_rmap_items(unsigned long end)
  * allocated) and *@page its page (referenced), false when the VMA has no
  * sample point left.
  */
-bool distill_scan_vma(const struct ksm_scan_ops *ops,
-		      struct ksm_mm_slot *mm_slot,
-		      struct vm_area_struct *vma,
-		      struct ksm_rmap_item **item, struct page **page)
+static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
+			     struct vm_area_struct *vma,
+			     struct ksm_rmap_item **item, struct page **page)
 {
+	const struct ksm_distill_ops *ops = &ksm_distill_ops;
 	struct ksm_region *r;
 	bool oom = false;
 
 	if (ksm_scan.address < vma->vm_start) {
 		/*
-		 * The rmap_items passed over here at or above gap_start are
-		 * of VMAs gone, and freed: the time is charged apart.
+		 * The rmap_items passed over here at or above
+		 * distill_gap_start are of VMAs gone, and freed: the time is
+		 * charged apart.
 		 */
 		u64 released = local_clock();
 
 		ksm_scan.rmap_list = skip_rmap_items(ksm_scan.rmap_list,
 						     vma->vm_start,
-						     ksm_scan.gap_start);
+						     distill_gap_start);
 		ops->released(local_clock() - released);
 		ksm_scan.address = vma->vm_start;
 	}
-	ksm_scan.gap_start = vma->vm_end;
+	distill_gap_start = vma->vm_end;
 	if (!vma->anon_vma) {
 		ksm_scan.address = vma->vm_end;
 		return false;
@@ -467,7 +480,7 @@ bool distill_scan_vma(const struct ksm_scan_ops *ops,
 			}
 			ksm_scan.rmap_list = &rmap_item->rmap_list;
 			placement_visit(rmap_item, tmp_page,
-				    test_bit(i, &ksm_walk.young));
+					test_bit(i, &ksm_walk.young));
 			ksm_walk.item[i] = rmap_item;
 		}
 		/*
@@ -493,7 +506,161 @@ bool distill_scan_vma(const struct ksm_scan_ops *ops,
 	if (!ksm_walk.nr && !oom)
 		return false;
 	/* NULL if out of memory with nothing taken. */
-	ksm_scan.region = r;
+	distill_region = r;
 	*item = ksm_walk_next(page);
 	return true;
 }
+
+/* How long the distilling scanner examines pages before its budget sleep. */
+#define KSM_DISTILL_BATCH_NS	(2 * NSEC_PER_MSEC)
+
+/*
+ * One batch of the distilling scanner: examine pages for about
+ * KSM_DISTILL_BATCH_NS, or until a round that found nothing to examine
+ * (->idle_ns()), return how long to sleep to keep to the CPU share of the
+ * levels examined, or through such rounds. pages_to_scan and
+ * sleep_millisecs are ignored.
+ * The share is of ksmd's CPU time, not of the wall time the batch took:
+ * waiting for an mmap lock or for a CPU costs no budget. ksmd's CPU time
+ * since the last batch ended, its sleep and wakeup, counts to this batch
+ * when it is less than a batch and that one was the distilling scanner's
+ * too (@cont).
+ */
+static u64 distill_batch(bool cont)
+{
+	const struct ksm_distill_ops *ops = &ksm_distill_ops;
+	u64 start = ktime_get_ns(), cpu = task_sched_runtime(current);
+	u64 now, last = start, idle = 0;
+	static u64 cpu_mark;
+
+	if (cont && cpu_mark && cpu_mark <= cpu &&
+	    cpu - cpu_mark < KSM_DISTILL_BATCH_NS)
+		cpu = cpu_mark;
+
+	for (;;) {
+		ksm_do_scan(1);
+		/*
+		 * The samples taken are examined in this batch. The pages of
+		 * one walk are of one region: charge their stretch at once.
+		 */
+		if (ksm_walk.next < ksm_walk.nr && !freezing(current))
+			continue;
+		now = ktime_get_ns();
+		ops->charge(now - last);
+		last = now;
+		/* A round with nothing to examine: so would the next ones. */
+		idle = ops->idle_ns();
+		if (idle || freezing(current) ||
+		    now - start >= KSM_DISTILL_BATCH_NS || !ksmd_should_run())
+			break;
+	}
+	cpu_mark = task_sched_runtime(current);
+	return max(ops->batch_sleep_ns(cpu_mark - cpu), idle);
+}
+
+static void distill_round_start(void)
+{
+	ksm_distill_ops.round_start();
+}
+
+static void distill_mm_start(struct ksm_mm_slot *mm_slot)
+{
+	distill_gap_start = 0;
+}
+
+/*
+ * The walk left the mm: unless it is exiting, keep the rmap_items of the
+ * VMAs walked and free those of VMAs gone, and drop the regions it did not
+ * meet.
+ */
+static void distill_mm_end(struct ksm_mm_slot *mm_slot, bool exiting)
+{
+	if (!exiting)
+		ksm_scan.rmap_list = skip_rmap_items(ksm_scan.rmap_list,
+						     ULONG_MAX,
+						     distill_gap_start);
+	ksm_distill_ops.mm_end(slot_distill(mm_slot));
+}
+
+static bool distill_round_end(bool tree_lost)
+{
+	return ksm_distill_ops.round_end(tree_lost);
+}
+
+static void distill_examined(bool was_merged, bool merged, u64 ns)
+{
+	if (distill_region)
+		ksm_distill_ops.examined(slot_distill(ksm_scan.mm_slot),
+					 distill_region, was_merged, merged,
+					 ns);
+}
+
+/* The distilling state of @mm's mm_slot, or NULL; under ksm_mmlist_lock. */
+static struct ksm_distill_mm *mm_distill(struct mm_struct *mm)
+{
+	struct ksm_mm_slot *mm_slot = ksm_mm_slot_lookup(mm);
+
+	return mm_slot ? slot_distill(mm_slot) : NULL;
+}
+
+/*
+ * A sample merged with @rmap_item, a page found in the unstable tree: the
+ * merge counts in that page's region too, as in UKSM, or the region whose
+ * samples go into the tree first would never be credited with its
+ * duplicates.
+ */
+static void distill_partner_merged(struct ksm_rmap_item *rmap_item)
+{
+	struct ksm_distill_mm *dm;
+
+	spin_lock(&ksm_mmlist_lock);
+	dm = mm_distill(rmap_item->mm);
+	if (dm)
+		ksm_distill_ops.partner_merged(dm,
+					       rmap_item->address & PAGE_MASK);
+	spin_unlock(&ksm_mmlist_lock);
+}
+
+static void distill_released(u64 ns)
+{
+	ksm_distill_ops.released(ns);
+}
+
+/* A COW break counts against the page's region. */
+static void distill_cow_break(struct mm_struct *mm, unsigned long addr)
+{
+	struct ksm_distill_mm *dm;
+
+	spin_lock(&ksm_mmlist_lock);
+	dm = mm_distill(mm);
+	if (dm)
+		ksm_distill_cow(dm, addr);
+	spin_unlock(&ksm_mmlist_lock);
+}
+
+/**
+ * distill_show_stat() - the distilling scanner's lines of a ksm_stat file
+ * @m:	the /proc/<pid>/ksm_stat file
+ * @mm:	the process's mm
+ */
+void distill_show_stat(struct seq_file *m, struct mm_struct *mm)
+{
+	spin_lock(&ksm_mmlist_lock);
+	ksm_distill_show_stat(m, mm_distill(mm));
+	spin_unlock(&ksm_mmlist_lock);
+}
+
+/* Samples regions; merges on first sight; keeps to a CPU budget. */
+const struct ksm_scanner_ops ksm_distill_scanner = {
+	.first_sight = true,
+	.batch = distill_batch,
+	.round_start = distill_round_start,
+	.mm_start = distill_mm_start,
+	.scan_vma = distill_scan_vma,
+	.mm_end = distill_mm_end,
+	.round_end = distill_round_end,
+	.examined = distill_examined,
+	.partner_merged = distill_partner_merged,
+	.released = distill_released,
+	.cow_break = distill_cow_break,
+};

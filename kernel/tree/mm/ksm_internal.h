@@ -19,14 +19,6 @@
 #include "ksm_page_hash.h"
 #include "ksm_placement.h"
 
-#ifdef CONFIG_NUMA
-#define NUMA(x)		(x)
-#define DO_NUMA(x)	do { (x); } while (0)
-#else
-#define NUMA(x)		(0)
-#define DO_NUMA(x)	do { } while (0)
-#endif
-
 typedef u8 rmap_age_t;
 
 /**
@@ -50,14 +42,11 @@ struct ksm_mm_slot {
  * @rmap_list: link to the next rmap to be scanned in the rmap_list
  * @seqnr: count of completed rounds (full scans of the stock scanner)
  * @rounds: the same, but never started again at 0 (run=2 does for @seqnr)
- * @gap_start: distilling scanner: end of the last mergeable VMA walked in
- *	this mm; rmap_items from there to the next one's start are stale
- * @region: distilling scanner: the region of the page last returned
  * @unstable_seqnr: count of unstable tree resets (stamped on its rmap_items)
- * @keep_unstable: the last round did not complete a coverage of the
- *	distilling scanner: keep the unstable tree for the next round
- * @cover_seqnr: @unstable_seqnr when the distilling scanner's coverage
- *	began: a coverage whose unstable tree was emptied is not counted
+ * @keep_unstable: the last round did not cover all memory
+ *	(&ksm_scanner_ops.round_end): keep the unstable tree for the next one
+ * @cover_seqnr: @unstable_seqnr when the rounds that are to cover all
+ *	memory began: a span whose unstable tree was emptied is not counted
  *
  * There is only the one ksm_scan instance of this cursor structure.
  */
@@ -67,8 +56,6 @@ struct ksm_scan {
 	struct ksm_rmap_item **rmap_list;
 	unsigned long seqnr;
 	unsigned long rounds;
-	unsigned long gap_start;
-	struct ksm_region *region;
 	unsigned long unstable_seqnr;
 	bool keep_unstable;
 	unsigned long cover_seqnr;
@@ -203,9 +190,8 @@ extern spinlock_t ksm_mmlist_lock;
 extern unsigned long ksm_rmap_free_gen;
 
 /*
- * Pages the stock scanner takes from a page table in one walk, at most,
- * under hash-keyed trees; with the stock checksum it takes one, as
- * upstream does, so that the default configuration is stock KSM's.
+ * Pages the stock scanner takes from a page table in one walk, at most: the
+ * mmap lock, the VMA lookup and the page-table walk are paid once for them.
  */
 #define KSM_WALK_AHEAD	32
 /* Pages one walk holds at most: as many as ksm_walk.young has bits. */
@@ -265,7 +251,18 @@ static inline struct ksm_stable_node *page_stable_node(struct page *page)
  */
 static inline int get_kpfn_nid(unsigned long kpfn)
 {
-	return ksm_merge_across_nodes ? 0 : NUMA(pfn_to_nid(kpfn));
+	return ksm_merge_across_nodes || !IS_ENABLED(CONFIG_NUMA) ? 0 :
+	       pfn_to_nid(kpfn);
+}
+
+/* The node index of the stable tree @stable_node is in. */
+static inline int stable_node_nid(struct ksm_stable_node *stable_node)
+{
+#ifdef CONFIG_NUMA
+	return stable_node->nid;
+#else
+	return 0;
+#endif
 }
 
 /*
@@ -338,6 +335,11 @@ struct ksm_rmap_item *get_next_rmap_item(struct ksm_mm_slot *mm_slot,
 					 struct ksm_rmap_item **rmap_list,
 					 unsigned long addr);
 void ksm_walk_unlock(void);
+void ksm_walk_hold(struct mm_struct *mm, struct vm_area_struct *vma);
+struct vm_area_struct *ksm_walk_held_vma(struct mm_struct *mm);
+void ksm_mmap_lock(struct mm_struct *mm);
+void ksm_mmap_unlock(struct mm_struct *mm);
+void ksm_walk_reset(void);
 unsigned int ksm_walk_pages(struct vm_area_struct *vma, unsigned long start,
 			    unsigned long end, unsigned int want);
 struct ksm_rmap_item *ksm_walk_next(struct page **page);
@@ -349,25 +351,25 @@ void stable_trees_rekey(void);
 /* mm/ksm_placement.c: placement on the merge paths; by ksmd */
 #ifdef CONFIG_KSM_ADAPTIVE
 void placement_count_remote(struct ksm_rmap_item *rmap_item,
-			struct ksm_stable_node *stable_node);
+			    struct ksm_stable_node *stable_node);
 void placement_uncount_remote(struct ksm_rmap_item *rmap_item);
 bool placement_wants_young(void);
 void placement_scan_start(void);
 void placement_visit(struct ksm_rmap_item *rmap_item, struct page *page,
-		 bool young);
+		     bool young);
 bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item, struct page *page,
-			  struct ksm_rmap_item *tree_rmap_item,
-			  struct page *tree_page, int *why);
+			      struct ksm_rmap_item *tree_rmap_item,
+			      struct page *tree_page, int *why);
 int placement_join(struct ksm_rmap_item *joiner,
-	       struct ksm_stable_node *stable_node, struct page *kpage);
+		   struct ksm_stable_node *stable_node, struct page *kpage);
 void placement_revisit(struct ksm_rmap_item *rmap_item,
-		   struct ksm_stable_node *stable_node, struct page *page);
+		       struct ksm_stable_node *stable_node, struct page *page);
 void placement_count(int why);
 void placement_migrate(struct folio *folio, int nid);
 void placement_flush(void);
 #else
 static inline void placement_count_remote(struct ksm_rmap_item *rmap_item,
-				      struct ksm_stable_node *stable_node)
+					  struct ksm_stable_node *stable_node)
 {
 }
 
@@ -381,8 +383,8 @@ static inline bool placement_wants_young(void)
 }
 
 static inline void placement_revisit(struct ksm_rmap_item *rmap_item,
-				 struct ksm_stable_node *stable_node,
-				 struct page *page)
+				     struct ksm_stable_node *stable_node,
+				     struct page *page)
 {
 }
 
@@ -395,22 +397,22 @@ static inline void placement_scan_start(void)
 }
 
 static inline void placement_visit(struct ksm_rmap_item *rmap_item,
-			       struct page *page, bool young)
+				   struct page *page, bool young)
 {
 }
 
 static inline bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item,
-					struct page *page,
-					struct ksm_rmap_item *tree_rmap_item,
-					struct page *tree_page, int *why)
+					    struct page *page,
+					    struct ksm_rmap_item *tree_rmap_item,
+					    struct page *tree_page, int *why)
 {
 	*why = -1;
 	return false;
 }
 
 static inline int placement_join(struct ksm_rmap_item *joiner,
-			     struct ksm_stable_node *stable_node,
-			     struct page *kpage)
+				 struct ksm_stable_node *stable_node,
+				 struct page *kpage)
 {
 	return NUMA_NO_NODE;
 }
@@ -508,9 +510,76 @@ static inline void page_hash_init(void)
 }
 #endif
 
-/* mm/ksm_distill_walk.c */
-bool distill_scan_vma(const struct ksm_scan_ops *ops,
-		      struct ksm_mm_slot *mm_slot, struct vm_area_struct *vma,
-		      struct ksm_rmap_item **item, struct page **page);
+/**
+ * struct ksm_scanner_ops - a scanner: which pages ksmd examines, and when
+ * @paced:	it takes pages_to_scan pages a batch and sleeps
+ *		sleep_millisecs between batches (the advisor tunes them)
+ * @first_sight: it merges a page the first time it examines it, without
+ *		waiting for the page's checksum to hold over two visits
+ * @batch:	one batch of ksmd's work, under ksm_thread_mutex: examine
+ *		pages with ksm_do_scan(). @cont: the batch before was this
+ *		scanner's, and ksmd did not stop since. Return how long ksmd
+ *		sleeps before the next batch (ns).
+ * @round_start: a round over every mm begins (optional)
+ * @mm_start:	the round enters the mm of @mm_slot (optional)
+ * @scan_vma:	take the pages of mergeable @vma to examine next, from
+ *		ksm_scan.address on, into ksm_walk with their rmap_items, under
+ *		the mm's mmap read lock. Return true with the first one's
+ *		rmap_item in *@item (NULL when none could be allocated) and its
+ *		page, referenced, in *@page; false when the VMA has none left.
+ * @mm_end:	the round leaves the mm of @mm_slot, which is @exiting or
+ *		not, with ksm_scan.rmap_list past the last rmap_item to keep
+ *		(optional)
+ * @round_end:	the round ended; @tree_lost: the unstable tree was emptied
+ *		since the scanner began to fill it. Return whether the round
+ *		covered all memory: it then counts in full_scans, and the
+ *		unstable tree is emptied at the next round's start (optional:
+ *		every round does)
+ * @examined:	a page the last @scan_vma took was examined: whether it was
+ *		merged before and is now, and ksmd's time examining it (ns)
+ *		(optional)
+ * @partner_merged: a page of this scanner's merged with the page of
+ *		@rmap_item, found in the unstable tree (optional)
+ * @released:	ksmd spent @ns freeing what memory gone left behind (the
+ *		rmap_items of exited mms and unmapped VMAs, stale stable
+ *		nodes), not scanning (optional)
+ * @cow_break:	a write fault broke COW of a merged page of @mm at @addr;
+ *		called without ksm_thread_mutex (optional)
+ *
+ * KSM's own walk of every page of every mergeable VMA is the stock scanner
+ * (ksm_stock_scanner, in mm/ksm.c); the distilling scanner samples regions
+ * (ksm_distill_scanner, mm/ksm_distill_walk.c). The scanner in force
+ * changes between batches, under ksm_thread_mutex.
+ */
+struct ksm_scanner_ops {
+	bool paced;
+	bool first_sight;
+	u64 (*batch)(bool cont);
+	void (*round_start)(void);
+	void (*mm_start)(struct ksm_mm_slot *mm_slot);
+	bool (*scan_vma)(struct ksm_mm_slot *mm_slot, struct vm_area_struct *vma,
+			 struct ksm_rmap_item **item, struct page **page);
+	void (*mm_end)(struct ksm_mm_slot *mm_slot, bool exiting);
+	bool (*round_end)(bool tree_lost);
+	void (*examined)(bool was_merged, bool merged, u64 ns);
+	void (*partner_merged)(struct ksm_rmap_item *rmap_item);
+	void (*released)(u64 ns);
+	void (*cow_break)(struct mm_struct *mm, unsigned long addr);
+};
+
+extern const struct ksm_scanner_ops ksm_stock_scanner;
+void ksm_do_scan(unsigned int scan_npages);
+int ksmd_should_run(void);
+
+#ifdef CONFIG_KSM_ADAPTIVE
+extern const struct ksm_scanner_ops ksm_distill_scanner;
+
+/* Under ksm_thread_mutex; -EBUSY for an unpaced one beside the advisor. */
+const struct ksm_scanner_ops *ksm_get_scanner(void);
+int ksm_set_scanner(const struct ksm_scanner_ops *scanner);
+
+/* mm/ksm_distill_walk.c: an mm's line in /proc/<pid>/ksm_stat */
+void distill_show_stat(struct seq_file *m, struct mm_struct *mm);
+#endif
 
 #endif /* __MM_KSM_INTERNAL_H */

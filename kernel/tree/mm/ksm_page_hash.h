@@ -77,13 +77,13 @@ struct ksm_page_hash_adapt {
 #ifdef CONFIG_KSM_ADAPTIVE
 void ksm_page_hash_adapt_init(struct ksm_page_hash_adapt *a, u32 ps_per_word);
 unsigned int ksm_page_hash_adapt_round(struct ksm_page_hash_adapt *a,
-				   const struct ksm_page_hash_round *r);
+				       const struct ksm_page_hash_round *r);
 void ksm_page_hash_init(void);
 u32 ksm_page_hash_calibrate(void);
 u32 ksm_page_hash_extend(const void *page, u32 state, unsigned int from,
-		     unsigned int to);
+			 unsigned int to);
 u32 ksm_page_hash_retract(const void *page, u32 state, unsigned int from,
-		      unsigned int to);
+			  unsigned int to);
 u32 ksm_page_hash_final(u32 state);
 u32 ksm_page_hash_state(const void *page, unsigned int strength);
 bool ksm_page_hash_read_equal(const void *a, const void *b, unsigned int strength);

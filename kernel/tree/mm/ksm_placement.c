@@ -110,7 +110,7 @@ static bool fair_move_to_joiner(const struct ksm_placement_cand *j,
  * up to @sum, as a fraction @num / @den: (1 - snice / sum) / (nr - 1).
  */
 static void placement_nushare(unsigned int snice, unsigned int sum,
-			  unsigned int nr, u64 *num, u64 *den)
+			      unsigned int nr, u64 *num, u64 *den)
 {
 	*num = sum > snice ? sum - snice : 0;
 	*den = (u64)sum * (nr > 1 ? nr - 1 : 1);
@@ -177,8 +177,8 @@ int ksm_placement_set(int placement)
  * ksmd only. Return: true to keep @b, false to keep @a (KSM's choice).
  */
 bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
-			      const struct ksm_placement_cand *b,
-			      enum ksm_placement_reason *why)
+				  const struct ksm_placement_cand *b,
+				  enum ksm_placement_reason *why)
 {
 	const struct ksm_placement_ops *ops = ksm_placement_policy();
 
@@ -196,8 +196,8 @@ bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
  * ksmd only. Return: true to migrate the KSM page to @j's node.
  */
 bool ksm_placement_move_to_joiner(const struct ksm_placement_cand *j,
-			      const struct ksm_placement_sharers *sh,
-			      enum ksm_placement_reason *why)
+				  const struct ksm_placement_sharers *sh,
+				  enum ksm_placement_reason *why)
 {
 	const struct ksm_placement_ops *ops = ksm_placement_policy();
 
@@ -247,7 +247,7 @@ static bool placement_follow_contended(int kept, int home)
  * out of balance.
  */
 bool ksm_placement_follow(int kept, int home, bool kept_hot,
-		      enum ksm_placement_reason *why)
+			  enum ksm_placement_reason *why)
 {
 	if (!kept_hot) {
 		*why = KSM_PLACEMENT_R_HOT;
@@ -337,7 +337,7 @@ put:
  * change of the count.
  */
 void placement_count_remote(struct ksm_rmap_item *rmap_item,
-			struct ksm_stable_node *stable_node)
+			    struct ksm_stable_node *stable_node)
 {
 	struct mm_struct *mm = rmap_item->mm;
 	bool remote = rmap_item->home_known &&
@@ -363,6 +363,7 @@ void placement_uncount_remote(struct ksm_rmap_item *rmap_item)
 	rmap_item->remote = 0;
 	WRITE_ONCE(mm->ksm_merged_remote, mm->ksm_merged_remote - 1);
 }
+
 /* Placement needs to know which pages are in use. */
 bool placement_wants_young(void)
 {
@@ -421,7 +422,7 @@ void placement_scan_start(void)
  * cleared, see ksm_next_page_pmd_entry()).
  */
 void placement_visit(struct ksm_rmap_item *rmap_item, struct page *page,
-		 bool young)
+		     bool young)
 {
 	if (!PageKsm(page) || !rmap_item->home_known) {
 		rmap_item->home_nid = page_to_nid(page);
@@ -449,9 +450,9 @@ static bool item_maybe_hot(struct ksm_rmap_item *rmap_item)
  * the reason, or -1 if the pages are on one node.
  */
 bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item,
-			  struct page *page,
-			  struct ksm_rmap_item *tree_rmap_item,
-			  struct page *tree_page, int *why)
+			      struct page *page,
+			      struct ksm_rmap_item *tree_rmap_item,
+			      struct page *tree_page, int *why)
 {
 	struct ksm_placement_cand a = { .nid = page_to_nid(page) };
 	struct ksm_placement_cand b = { .nid = page_to_nid(tree_page) };
@@ -489,9 +490,9 @@ bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item,
  * sharer. Under the KSM page's lock.
  */
 static void placement_sum_snice(struct ksm_rmap_item *joiner,
-			    struct ksm_stable_node *stable_node,
-			    struct ksm_placement_cand *j,
-			    struct ksm_placement_sharers *sh)
+				struct ksm_stable_node *stable_node,
+				struct ksm_placement_cand *j,
+				struct ksm_placement_sharers *sh)
 {
 	struct mm_struct *procs[PLACEMENT_MAX_PROCS];
 	unsigned int i, nr_procs = 0;
@@ -523,7 +524,7 @@ static void placement_sum_snice(struct ksm_rmap_item *joiner,
  * page's lock.
  */
 int placement_join(struct ksm_rmap_item *joiner,
-	       struct ksm_stable_node *stable_node, struct page *kpage)
+		   struct ksm_stable_node *stable_node, struct page *kpage)
 {
 	struct ksm_placement_sharers sh = { .kept_nid = page_to_nid(kpage) };
 	struct ksm_placement_cand j = { .nid = joiner->home_nid };
@@ -577,8 +578,8 @@ static struct {
  * the scan's reference on @page would fail the migration.
  */
 void placement_revisit(struct ksm_rmap_item *rmap_item,
-		   struct ksm_stable_node *stable_node,
-		   struct page *page)
+		       struct ksm_stable_node *stable_node,
+		       struct page *page)
 {
 	int kept = page_to_nid(page);
 	bool kept_hot = false, move;

@@ -163,7 +163,7 @@ static void ksm_page_hash_read_equal_test(struct kunit *test)
  * @knee each missing word costs 50 ns of collisions a page.
  */
 static struct ksm_page_hash_round page_hash_model(unsigned int strength,
-					  unsigned int knee)
+						  unsigned int knee)
 {
 	struct ksm_page_hash_round r = { .pages = 1000 };
 
