@@ -555,6 +555,8 @@ static u64 distill_batch(bool cont)
 			break;
 	}
 	cpu_mark = task_sched_runtime(current);
+	/* The walk is emptied at the batch's end. */
+	distill_region = NULL;
 	return max(ops->batch_sleep_ns(cpu_mark - cpu), idle);
 }
 

@@ -344,6 +344,7 @@ unsigned int ksm_walk_pages(struct vm_area_struct *vma, unsigned long start,
 			    unsigned long end, unsigned int want);
 struct ksm_rmap_item *ksm_walk_next(struct page **page);
 void ksm_walk_drop(unsigned int i);
+int ksm_walk_refs(struct folio *folio);
 struct ksm_mm_slot *ksm_mm_slot_lookup(struct mm_struct *mm);
 void unstable_trees_reset(void);
 void stable_trees_rekey(void);

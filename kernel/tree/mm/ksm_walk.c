@@ -263,6 +263,22 @@ struct ksm_rmap_item *ksm_walk_next(struct page **page)
 	return w->item[w->next++];
 }
 
+/*
+ * References the walk holds on @folio, taken ahead of its examining and not
+ * handed out yet: ksmd's own, as the one on the page it examines, so that
+ * the count checks before a merge do not take them for a pin.
+ */
+int ksm_walk_refs(struct folio *folio)
+{
+	struct ksm_walk *w = &ksm_walk;
+	unsigned int i;
+	int refs = 0;
+
+	for (i = w->next; i < w->nr; i++)
+		refs += page_folio(w->page[i]) == folio;
+	return refs;
+}
+
 /* Let go of the pages ksm_walk holds from @i on, none handed out. */
 void ksm_walk_drop(unsigned int i)
 {
