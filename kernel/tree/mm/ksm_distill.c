@@ -1443,6 +1443,14 @@ const struct ksm_distill_ops ksm_distill_ops = {
 	.idle_ns = distill_idle_ns,
 };
 
+/**
+ * ksm_distill_mm_init() - initialise the distilling state of a new mm_slot
+ * @dm:		the mm_slot's distilling state
+ * @mm:		the mm the mm_slot is for
+ *
+ * No region yet, and every count at zero. Called when KSM starts to scan
+ * @mm (__ksm_enter()), before ksmd or the fault path can find the mm_slot.
+ */
 void ksm_distill_mm_init(struct ksm_distill_mm *dm, struct mm_struct *mm)
 {
 	dm->mm = mm;
@@ -1453,10 +1461,14 @@ void ksm_distill_mm_init(struct ksm_distill_mm *dm, struct mm_struct *mm)
 	dm->cow = 0;
 }
 
-/*
+/**
+ * ksm_distill_mm_free() - free the regions of an mm_slot going away
+ * @dm:		the mm_slot's distilling state
+ *
  * The mm_slot is going away: no fault path can find it any more. This may
  * run beside ksmd (__ksm_exit()), so it leaves ksmd's round state alone: a
  * region it frees that kept the coverage open does so to the round's end.
+ * Each region is freed with its coverage bitmap and walk links.
  */
 void ksm_distill_mm_free(struct ksm_distill_mm *dm)
 {
@@ -1510,7 +1522,16 @@ void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr)
 	atomic_long_inc(&ksm_distill_stats.cow_breaks);
 }
 
-/* The fields appended to /proc/<pid>/ksm_stat; under ksm_mmlist_lock. */
+/**
+ * ksm_distill_show_stat() - the distilling scanner's fields of ksm_stat
+ * @m:		the /proc/<pid>/ksm_stat file
+ * @dm:		the distilling state of the process's mm_slot, or NULL if KSM
+ *		does not know its mm
+ *
+ * The fields appended to /proc/<pid>/ksm_stat: the pages sampled and
+ * skipped, the COW breaks, and the regions on each level. Under
+ * ksm_mmlist_lock; @dm's lock is taken for the counts.
+ */
 void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm)
 {
 	unsigned long levels[KSM_DISTILL_MAX_LEVELS] = { 0 };

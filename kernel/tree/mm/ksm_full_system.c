@@ -39,6 +39,14 @@
 static DEFINE_MUTEX(full_system_mutex);
 static bool full_system __read_mostly;
 
+/**
+ * ksm_get_full_system() - the full_system_scan knob
+ *
+ * Read without full_system_mutex: a write may still be walking the
+ * processes.
+ *
+ * Return: true when the full-system scan is on.
+ */
 bool ksm_get_full_system(void)
 {
 	return READ_ONCE(full_system);
@@ -194,7 +202,10 @@ int ksm_set_full_system(bool on)
 	return err;
 }
 
-/*
+/**
+ * ksm_full_system_execve() - enroll a new mm at exec
+ * @mm:		the new mm, its mmap lock held for write
+ *
  * exec, under the new mm's mmap write lock: enroll the new mm (its flags
  * come from the old one) if it may be, before its VMAs are made. This mm is
  * not the task's yet: a knob write's walk cannot see it, and
@@ -208,7 +219,10 @@ void ksm_full_system_execve(struct mm_struct *mm)
 	}
 }
 
-/*
+/**
+ * ksm_full_system_exec_mmap() - set an exec'ed mm right once it is the task's
+ * @mm:		the task's new mm
+ *
  * exec, at the end of setup_new_exec(): @mm is the task's (exec_mmap()), and
  * no lock is held (exec_update_lock and cred_guard_mutex are released, so a
  * wait here holds up nobody who inspects the task). A knob write that ran
@@ -221,6 +235,7 @@ void ksm_full_system_execve(struct mm_struct *mm)
  * did, its knob write happened before this read, which sees it; otherwise
  * the walk sees @mm and sets it right itself. Otherwise the change waits
  * for a running write to end, and takes the knob as that write left it.
+ * May sleep; a fatal signal leaves @mm as it is.
  */
 void ksm_full_system_exec_mmap(struct mm_struct *mm)
 {
@@ -235,7 +250,16 @@ void ksm_full_system_exec_mmap(struct mm_struct *mm)
 	mutex_unlock(&full_system_mutex);
 }
 
-/* prctl(PR_SET_MEMORY_MERGE) succeeded: the process decides for itself. */
+/**
+ * ksm_full_system_prctl() - a process decided for itself by prctl()
+ * @mm:		the calling process's mm, its mmap lock held for write
+ * @merge:	the value set: true to merge, false to opt out
+ *
+ * prctl(PR_SET_MEMORY_MERGE) succeeded: the process decides for itself.
+ * @mm is no longer enrolled by the scan (MMF_KSM_ENROLLED), so writing 0 to
+ * the knob leaves it as it is; opting out sets MMF_KSM_OPT_OUT, which keeps
+ * it out of every later walk, and opting in clears it.
+ */
 void ksm_full_system_prctl(struct mm_struct *mm, bool merge)
 {
 	clear_bit(MMF_KSM_ENROLLED, &mm->flags);

@@ -25,6 +25,9 @@ typedef u8 rmap_age_t;
  * struct ksm_mm_slot - ksm information per mm that is being scanned
  * @slot: hash lookup from mm to mm_slot
  * @rmap_list: head for this mm_slot's singly-linked list of rmap_items
+ * @distill: the distilling scanner's regions of this mm
+ * @snice: the nice value of the mm's process, plus 21 (priority placement),
+ *	under ksm_mmlist_lock
  */
 struct ksm_mm_slot {
 	struct mm_slot slot;
@@ -72,6 +75,9 @@ struct ksm_scan {
  * @chain_prune_time: time of the last full garbage collection
  * @rmap_hlist_len: number of rmap_item entries in hlist or STABLE_NODE_CHAIN
  * @nid: NUMA node id of stable tree in which linked (may not match kpfn)
+ * @shard: the shard of the tree it is in, when in the stable tree
+ * @key: its page's hash, when the trees are hash-keyed
+ * @domain: the merge domain of its mappings
  */
 struct ksm_stable_node {
 	union {
@@ -119,6 +125,15 @@ struct ksm_stable_node {
  * @hlist: link into hlist of rmap_items hanging off that stable_node
  * @age: number of scan iterations since creation
  * @remaining_skips: how many scans to skip
+ * @shard: the shard of the unstable tree it is in
+ * @home_nid: for placement: the node its page was on when last visited
+ *	unmerged, or the KSM page's node when first visited merged
+ * @home_known: @home_nid was set
+ * @remote: merged, its KSM page on another node than @home_nid, and counted
+ *	in its mm's ksm_merged_remote
+ * @hot: its page was accessed between KSM's last two visits
+ * @hot_known: @hot is known
+ * @tested: the last visit cleared the page's accessed bit
  */
 struct ksm_rmap_item {
 	struct ksm_rmap_item *rmap_list;

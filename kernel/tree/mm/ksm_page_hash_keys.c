@@ -72,7 +72,15 @@ static int ksm_page_hash_restart;
 static u32 ksm_page_hash_ps_per_word __ro_after_init = 1;
 struct ksm_page_hash_stats ksm_page_hash_stats;
 
-/* The key of @page in hash-keyed trees. */
+/**
+ * page_key() - the key of a page in hash-keyed trees
+ * @page:	the page
+ *
+ * The page's hash at the strength in force, counted in the hash's sampling
+ * round. ksmd only.
+ *
+ * Return: the key of @page in hash-keyed trees.
+ */
 u32 page_key(struct page *page)
 {
 	void *addr = kmap_local_page(page);
@@ -83,7 +91,12 @@ u32 page_key(struct page *page)
 	return key;
 }
 
-/*
+/**
+ * page_key_check() - the key of a page, and whether the page changed
+ * @page:	the page visited
+ * @old:	the key its last visit took (its rmap_item's oldchecksum)
+ * @same:	out: whether @page is unchanged since that visit
+ *
  * The key of @page, and in @same whether it is unchanged since the visit
  * that took @old. That visit was made in the scan before (the stock
  * scanner visits each page once a scan), at one of the strengths in
@@ -92,7 +105,9 @@ u32 page_key(struct page *page)
  * a new rmap_item's oldchecksum is) counts as unchanged, so that it can
  * be merged on first sight, and so does one whose strength was lost from
  * page_hash_recent[]; a page whose last key was taken longer ago counts as
- * changed, and waits a visit for the unstable tree.
+ * changed, and waits a visit for the unstable tree. ksmd only.
+ *
+ * Return: the key of @page at the strength in force.
  */
 u32 page_key_check(struct page *page, u32 old, bool *same)
 {
@@ -116,12 +131,19 @@ u32 page_key_check(struct page *page, u32 old, bool *same)
 	return key;
 }
 
-/*
+/**
+ * key_collision() - count a key collision of a tree lookup
+ * @t0:		when (ktime_get_ns()) the lookup met the equal key
+ * @a:		the page looked up
+ * @b:		the tree's page of equal key
+ *
  * A lookup met an equal key over the other contents of @b, at a cost since
  * @t0. Only a collision of pages equal in the words the strength reads is
  * the strength's penalty: a higher one would have told them apart. Others
  * are the chance collisions of any 32-bit hash over many pages (about
- * pages^2 / 2^33 pairs), as likely at every strength.
+ * pages^2 / 2^33 pairs), as likely at every strength. Every collision is
+ * counted in ksm_page_hash_stats; the penalties in the sampling round.
+ * ksmd only.
  */
 void key_collision(u64 t0, struct page *a, struct page *b)
 {
@@ -137,9 +159,11 @@ void key_collision(u64 t0, struct page *a, struct page *b)
 	ksm_page_hash_round.penalty_ns += ktime_get_ns() - t0;
 }
 
-/*
- * Whether the page_hash knob asks for another mode than the one in force,
- * or for the adaptation to start again.
+/**
+ * page_hash_pending() - whether the page_hash knob waits to be taken
+ *
+ * Return: true when the page_hash knob asks for another mode than the one
+ * in force, or for the adaptation to start again.
  */
 bool page_hash_pending(void)
 {
@@ -218,11 +242,14 @@ static unsigned int page_hash_adapt(void)
 	return strength;
 }
 
-/*
+/**
+ * page_hash_round() - take the page hash's mode and strength at a scan's end
+ *
  * Where the unstable trees were just emptied, at the end of a scan: end
  * the hash's sampling round, take the page_hash knob and the adapted
  * strength into force, and re-key the stable trees if either changed.
  * "adaptive" written again restarts the adaptation at its first strength.
+ * ksmd only, under ksm_thread_mutex.
  */
 void page_hash_round(void)
 {
@@ -248,11 +275,13 @@ void page_hash_round(void)
 	page_hash_set(keyed, strength);
 }
 
-/*
+/**
+ * page_hash_probe_round() - end a sampling round of the strength's probe
+ *
  * Between two pages of a scan: while the strength is probed, a sampling
  * round ends after PAGE_HASH_PROBE_ROUND_PAGES pages keyed, or after
- * PAGE_HASH_PROBE_ROUND_TIME with at least PAGE_HASH_PROBE_MIN_PAGES, so the probe
- * moves in seconds rather than in scans, which take minutes on large
+ * PAGE_HASH_PROBE_ROUND_TIME with at least PAGE_HASH_PROBE_MIN_PAGES, so the
+ * probe moves in seconds rather than in scans, which take minutes on large
  * memory, and a scanner that samples little still settles in a minute.
  * A round without a collision ends at PAGE_HASH_PROBE_QUIET_PAGES: its benefit
  * is its profit, which more pages would not change, so a scanner that
@@ -262,14 +291,18 @@ void page_hash_round(void)
  * collision measures it. At KSM_PAGE_HASH_MIN, where the probe turns and may
  * settle, a round keys PAGE_HASH_PROBE_MIN_PAGES at least: 32 pages sampled
  * before the trees hold anything alike meet no collision, and a strength
- * settled there is kept for the rest of the scan. Not over
- * PAGE_HASH_PROBE_ROUND_TIME too: the stock scanner's probe then outlasted
- * its first scan, and a reset in the second kept pairs from merging in
- * two scans. From 512 words, a probe without a collision keys 16 pages at
+ * settled there is kept for the rest of the scan. A round lasts no more
+ * than PAGE_HASH_PROBE_ROUND_TIME either: a slower probe would outlast the
+ * stock scanner's first scan, and a reset in the second would keep pairs
+ * from merging in two scans. From 512 words, a probe without a collision keys 16 pages at
  * each strength of its descent to 256 words, where a page costs more than
  * twice what it costs at 1 word, then 128 at 1 word.
  * A new strength empties the unstable trees, as the end of a scan does;
  * a stable strength waits for the end of the scan. Under ksm_thread_mutex.
+ * The walk's mmap lock is dropped before the unstable trees are emptied.
+ *
+ * Return: true when a new strength was put into force: the unstable trees
+ * were emptied and the stable trees re-keyed.
  */
 bool page_hash_probe_round(void)
 {
@@ -298,15 +331,28 @@ bool page_hash_probe_round(void)
 	return true;
 }
 
+/**
+ * ksm_get_page_hash() - the page_hash mode knob
+ *
+ * Return: the mode last written (KSM_PAGE_HASH_CHECKSUM or
+ * KSM_PAGE_HASH_ADAPTIVE), which may wait to be taken into force
+ * (page_hash_pending()).
+ */
 int ksm_get_page_hash(void)
 {
 	return READ_ONCE(ksm_page_hash_mode);
 }
 
-/*
+/**
+ * ksm_set_page_hash() - set the page_hash mode knob
+ * @mode:	KSM_PAGE_HASH_CHECKSUM or KSM_PAGE_HASH_ADAPTIVE
+ *
  * Taken into force by ksmd at the start of its next full scan, or the
  * distilling scanner's next round (page_hash_round()), where the trees can
- * be re-keyed; pages stay merged across the change.
+ * be re-keyed; pages stay merged across the change. Writing "adaptive"
+ * restarts the strength's adaptation, also when it is in force already.
+ *
+ * Return: 0.
  */
 int ksm_set_page_hash(int mode)
 {
@@ -317,7 +363,13 @@ int ksm_set_page_hash(int mode)
 	return 0;
 }
 
-/* Words hashed a page by the hash in force; 0 for the checksum. */
+/**
+ * ksm_get_page_hash_strength() - the strength of the page hash in force
+ *
+ * Read without a lock, for the page_hash statistics.
+ *
+ * Return: words hashed a page by the hash in force; 0 for the checksum.
+ */
 unsigned int ksm_get_page_hash_strength(void)
 {
 	return READ_ONCE(ksm_tree_keyed) ? READ_ONCE(ksm_page_hash_cur) : 0;

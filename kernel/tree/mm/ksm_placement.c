@@ -160,6 +160,15 @@ static const struct ksm_placement_ops *ksm_placement_policy(void)
 	return p == KSM_PLACEMENT_SCAN_ORDER ? NULL : &placement_policies[p];
 }
 
+/**
+ * ksm_placement_set() - set the placement policy
+ * @placement:	the policy (KSM_PLACEMENT_SCAN_ORDER, _FAIR or _PRIORITY)
+ *
+ * The store of the placement mode knob. The merge paths read the policy at
+ * each decision.
+ *
+ * Return: 0, or -EINVAL when @placement is no policy.
+ */
 int ksm_placement_set(int placement)
 {
 	if (placement < 0 || placement >= KSM_NR_PLACEMENTS)
@@ -174,7 +183,9 @@ int ksm_placement_set(int placement)
  * @b:		the page found in the unstable tree, on another node
  * @why:	set to the reason of the choice
  *
- * ksmd only. Return: true to keep @b, false to keep @a (KSM's choice).
+ * ksmd only.
+ *
+ * Return: true to keep @b, false to keep @a (KSM's choice).
  */
 bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
 				  const struct ksm_placement_cand *b,
@@ -193,7 +204,9 @@ bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
  * @sh:		the KSM page's sharers
  * @why:	set to the reason of the choice
  *
- * ksmd only. Return: true to migrate the KSM page to @j's node.
+ * ksmd only.
+ *
+ * Return: true to migrate the KSM page to @j's node.
  */
 bool ksm_placement_move_to_joiner(const struct ksm_placement_cand *j,
 				  const struct ksm_placement_sharers *sh,
@@ -205,7 +218,13 @@ bool ksm_placement_move_to_joiner(const struct ksm_placement_cand *j,
 	return ops && ops->move_to_joiner(j, sh, get_random_u32(), why);
 }
 
-/* A full scan starts: the last one's counts of remote hot sharers stand. */
+/**
+ * ksm_placement_scan_start() - a full scan starts, for the policies
+ *
+ * A full scan starts: the last one's counts of remote hot sharers stand
+ * (placement_follow_contended() compares the nodes' counts of the last full
+ * scan), and this one's start from zero. ksmd only.
+ */
 void ksm_placement_scan_start(void)
 {
 	memcpy(remote_hot.last, remote_hot.cur, sizeof(remote_hot.last));
@@ -242,9 +261,10 @@ static bool placement_follow_contended(int kept, int home)
  * @kept_hot:	a sharer at home on @kept is hot
  * @why:	set to the reason of a move
  *
- * Fair placement only; ksmd only. Return: true to migrate the KSM page to
- * @home: nobody uses it where it is, or the nodes' remote hot readers are
- * out of balance.
+ * Fair placement only; ksmd only.
+ *
+ * Return: true to migrate the KSM page to @home: nobody uses it where it is,
+ * or the nodes' remote hot readers are out of balance.
  */
 bool ksm_placement_follow(int kept, int home, bool kept_hot,
 			  enum ksm_placement_reason *why)
@@ -257,7 +277,13 @@ bool ksm_placement_follow(int kept, int home, bool kept_hot,
 	return placement_follow_contended(kept, home);
 }
 
-/* A merge across nodes was done for @why. */
+/**
+ * ksm_placement_count() - count a merge across nodes
+ * @why:	the reason of the choice of the copy kept
+ *
+ * A merge across nodes was done for @why: counted in
+ * ksm_placement_stats.merges. ksmd only.
+ */
 void ksm_placement_count(enum ksm_placement_reason why)
 {
 	WRITE_ONCE(ksm_placement_stats.merges[why],
@@ -327,7 +353,11 @@ put:
  * policies above need to know of a KSM page's sharers, and the moves they
  * decide. By ksmd, under ksm_thread_mutex.
  */
-/*
+/**
+ * placement_count_remote() - count a merged page remote or local
+ * @rmap_item:	a merged rmap_item of @stable_node
+ * @stable_node: the stable node of its KSM page
+ *
  * Placement's per-process figure (/proc/<pid>/ksm_stat): whether the KSM
  * page of merged @rmap_item is on another node than its home, counted in
  * its mm's ksm_merged_remote. Taken when it joins @stable_node, at each
@@ -352,7 +382,14 @@ void placement_count_remote(struct ksm_rmap_item *rmap_item,
 		   mm->ksm_merged_remote + (remote ? 1 : -1));
 }
 
-/* @rmap_item leaves the stable tree. */
+/**
+ * placement_uncount_remote() - stop counting a merged page
+ * @rmap_item:	the rmap_item leaving the stable tree
+ *
+ * @rmap_item leaves the stable tree: if it was counted remote in its mm's
+ * ksm_merged_remote (placement_count_remote()), it is counted no more. Under
+ * the same locking as placement_count_remote().
+ */
 void placement_uncount_remote(struct ksm_rmap_item *rmap_item)
 {
 	struct mm_struct *mm = rmap_item->mm;
@@ -364,7 +401,15 @@ void placement_uncount_remote(struct ksm_rmap_item *rmap_item)
 	WRITE_ONCE(mm->ksm_merged_remote, mm->ksm_merged_remote - 1);
 }
 
-/* Placement needs to know which pages are in use. */
+/**
+ * placement_wants_young() - whether placement needs pages' accessed bits
+ *
+ * Placement needs to know which pages are in use: a policy other than KSM's
+ * scan order is in force, and pages merge across nodes. The walk then tests
+ * and clears the pages' accessed bits (ksm_next_page_pmd_entry()).
+ *
+ * Return: true when the visits are to test whether pages were accessed.
+ */
 bool placement_wants_young(void)
 {
 	return READ_ONCE(ksm_placement) != KSM_PLACEMENT_SCAN_ORDER &&
@@ -379,12 +424,14 @@ static unsigned int mm_snice(struct mm_struct *mm)
 	return mm_slot ? mm_slot->snice : KSM_PLACEMENT_SNICE(0);
 }
 
-/*
+/**
+ * placement_scan_start() - a full scan starts, for placement
+ *
  * A full scan starts: the placement's counts of the last one stand, and,
  * for the priority placement, the snice of every process KSM scans is
- * refreshed from its thread-group leader's nice. 6.12 has no
- * link from an mm to its tasks without MEMCG: walk the processes instead
- * (their leaders, under RCU) and look each mm up among KSM's mm_slots.
+ * refreshed from its thread-group leader's nice. Without MEMCG an mm has
+ * no link to its tasks: walk the processes instead (their leaders, under
+ * RCU) and look each mm up among KSM's mm_slots.
  * An mm shared by processes (CLONE_VM without CLONE_THREAD) gets the last
  * one's. ksmd only.
  */
@@ -414,12 +461,18 @@ void placement_scan_start(void)
 	rcu_read_unlock();
 }
 
-/*
+/**
+ * placement_visit() - note a page's node and use at a visit
+ * @rmap_item:	the rmap_item of @page
+ * @page:	the page visited
+ * @young:	the page was accessed since the previous visit
+ *
  * A visit of @rmap_item's @page: remember the page's node while it is not
  * merged (a page first met merged, as a forked child's, takes the KSM
  * page's node: where its contents are now), and whether it was accessed
  * since the previous visit (@young, the accessed bit this visit tested and
- * cleared, see ksm_next_page_pmd_entry()).
+ * cleared, see ksm_next_page_pmd_entry()). That is known only when the
+ * previous visit tested the bit too. ksmd only.
  */
 void placement_visit(struct ksm_rmap_item *rmap_item, struct page *page,
 		     bool young)
@@ -444,10 +497,19 @@ static bool item_maybe_hot(struct ksm_rmap_item *rmap_item)
 	return !rmap_item->hot_known || rmap_item->hot;
 }
 
-/*
+/**
+ * placement_keep_tree_page() - choose the copy an unstable merge keeps
+ * @rmap_item:	the rmap_item of @page
+ * @page:	the page being scanned
+ * @tree_rmap_item: the rmap_item of @tree_page
+ * @tree_page:	the page found in the unstable tree
+ * @why:	out: the reason of the choice, or -1
+ *
  * The unstable tree's @tree_page (of @tree_rmap_item) equals @page (of
- * @rmap_item): return true to keep @tree_page rather than @page. *@why is
- * the reason, or -1 if the pages are on one node.
+ * @rmap_item). *@why is the reason (enum ksm_placement_reason), or -1 if the
+ * pages are on one node or merge_across_nodes is off. ksmd only.
+ *
+ * Return: true to keep @tree_page rather than @page.
  */
 bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item,
 			      struct page *page,
@@ -517,11 +579,18 @@ static void placement_sum_snice(struct ksm_rmap_item *joiner,
 	spin_unlock(&ksm_mmlist_lock);
 }
 
-/*
+/**
+ * placement_join() - whether a KSM page moves to a page joining it
+ * @joiner:	the rmap_item just added to @stable_node
+ * @stable_node: the stable node @joiner joined
+ * @kpage:	the KSM page of @stable_node, locked
+ *
  * @joiner has just been added to @stable_node, whose KSM page @kpage is
- * locked: return the node to migrate @kpage to, or NUMA_NO_NODE to leave
- * it. The rmap_items of a stable node are added and removed under its
- * page's lock.
+ * locked. The rmap_items of a stable node are added and removed under its
+ * page's lock. A merge across nodes is counted for its reason
+ * (ksm_placement_count()). ksmd only.
+ *
+ * Return: the node to migrate @kpage to, or NUMA_NO_NODE to leave it.
  */
 int placement_join(struct ksm_rmap_item *joiner,
 		   struct ksm_stable_node *stable_node, struct page *kpage)
@@ -569,13 +638,21 @@ static struct {
 	int nid;
 } placement_pending;
 
-/*
+/**
+ * placement_revisit() - let a KSM page follow a hot sharer
+ * @rmap_item:	the rmap_item visited
+ * @stable_node: the stable node @rmap_item is merged into
+ * @page:	the KSM page of @stable_node, referenced by the scan
+ *
  * A visit of @rmap_item, merged already into @stable_node's KSM page
  * @page: under fair placement, when this sharer is hot, the copy is on
  * another node and no sharer at home on the copy's node is hot, the copy
  * follows its use (a page merged on first sight, when its hotness was not
- * known yet, or a hot set that moved). The move waits for placement_flush():
- * the scan's reference on @page would fail the migration.
+ * known yet, or a hot set that moved); when one is, the copy moves only if
+ * the nodes' remote hot readers are out of balance (ksm_placement_follow()).
+ * The move waits for placement_flush(): the scan's reference on @page would
+ * fail the migration. @rmap_item is counted remote or local again
+ * (placement_count_remote()). ksmd only.
  */
 void placement_revisit(struct ksm_rmap_item *rmap_item,
 		       struct ksm_stable_node *stable_node,
@@ -609,12 +686,29 @@ void placement_revisit(struct ksm_rmap_item *rmap_item,
 	placement_pending.nid = rmap_item->home_nid;
 }
 
+/**
+ * placement_count() - count a merge across nodes
+ * @why:	the reason of the choice, an enum ksm_placement_reason
+ *
+ * ksm_placement_count() for mm/ksm.c's merge paths, which carry the reason
+ * as an int (placement_keep_tree_page()). ksmd only.
+ */
 void placement_count(int why)
 {
 	ksm_placement_count(why);
 }
 
-/* A migration sleeps on the folio and its mappings: not under a walk's lock. */
+/**
+ * placement_migrate() - move a KSM page to a node, and recount its sharers
+ * @folio:	the KSM folio, not locked; the caller's reference on it is
+ *		handed over
+ * @nid:	the node to move it to
+ *
+ * A migration sleeps on the folio and its mappings: not under a walk's lock,
+ * which is dropped first. The sharers are counted remote or local again
+ * (placement_count_remote()), as the KSM page may have moved. ksmd only,
+ * under ksm_thread_mutex.
+ */
 void placement_migrate(struct folio *folio, int nid)
 {
 	struct ksm_stable_node *stable_node = folio_stable_node(folio);
@@ -628,6 +722,12 @@ void placement_migrate(struct folio *folio, int nid)
 			placement_count_remote(ri, stable_node);
 }
 
+/**
+ * placement_flush() - make the move placement_revisit() decided
+ *
+ * Migrate the KSM page placement_revisit() left pending, if any, now that
+ * the scan has let go of its page. ksmd only.
+ */
 void placement_flush(void)
 {
 	if (placement_pending.folio) {

@@ -38,6 +38,13 @@
 static struct mm_struct *ksm_walk_mm;
 static struct vm_area_struct *ksm_walk_vma;
 
+/**
+ * ksm_walk_unlock() - drop the mmap lock a walk holds
+ *
+ * Release the mmap read lock that the last walk kept across the merges of
+ * its pages (ksm_walk_hold()), if it still holds it, and forget its mm and
+ * VMA. ksmd only, under ksm_thread_mutex.
+ */
 void ksm_walk_unlock(void)
 {
 	if (ksm_walk_mm) {
@@ -47,12 +54,18 @@ void ksm_walk_unlock(void)
 	}
 }
 
-/*
+/**
+ * ksm_mmap_lock() - take an mm's mmap lock for read, for a merge
+ * @mm:		the mm of the rmap_item to merge
+ *
  * Take @mm's mmap lock for read, unless the walk holds it and no writer
  * waits for it: a waiting writer (mmap, munmap, mprotect, an exit) gets the
  * lock before this merge, which takes it again behind the writer, so that
  * it waits for one merge at most, as under the stock scanner, not for the
  * rest of a walk's. The walk's other pages take the lock one at a time.
+ * A lock the walk holds on another mm is dropped first: ksmd never holds
+ * two mmap locks. Released by ksm_mmap_unlock(). ksmd only, under
+ * ksm_thread_mutex.
  */
 void ksm_mmap_lock(struct mm_struct *mm)
 {
@@ -62,15 +75,28 @@ void ksm_mmap_lock(struct mm_struct *mm)
 	mmap_read_lock(mm);
 }
 
+/**
+ * ksm_mmap_unlock() - release what ksm_mmap_lock() took
+ * @mm:		the mm passed to ksm_mmap_lock()
+ *
+ * Drop @mm's mmap read lock, unless it is the one the walk holds: that one
+ * stays held across the merges of the walk's pages, until ksm_walk_unlock().
+ * ksmd only, under ksm_thread_mutex.
+ */
 void ksm_mmap_unlock(struct mm_struct *mm)
 {
 	if (mm != ksm_walk_mm)
 		mmap_read_unlock(mm);
 }
 
-/*
+/**
+ * ksm_walk_hold() - keep a walk's mmap lock across its pages' merges
+ * @mm:		the mm whose pages the walk took, its mmap lock held for read
+ * @vma:	the VMA the pages lie in
+ *
  * A scanner's walk took pages of @vma of @mm, under its mmap read lock: the
- * lock is held across their merges.
+ * lock is held across their merges, until ksm_walk_unlock(). ksmd only,
+ * under ksm_thread_mutex.
  */
 void ksm_walk_hold(struct mm_struct *mm, struct vm_area_struct *vma)
 {
@@ -78,7 +104,15 @@ void ksm_walk_hold(struct mm_struct *mm, struct vm_area_struct *vma)
 	ksm_walk_vma = vma;
 }
 
-/* The VMA whose pages the walk took, if it holds @mm's mmap lock; or NULL. */
+/**
+ * ksm_walk_held_vma() - the VMA of the walk's pages, if it holds the lock
+ * @mm:		the mm of the rmap_item to merge
+ *
+ * ksmd only, under @mm's mmap read lock (ksm_mmap_lock()).
+ *
+ * Return: the VMA whose pages the walk took, if it holds @mm's mmap lock; or
+ * NULL.
+ */
 struct vm_area_struct *ksm_walk_held_vma(struct mm_struct *mm)
 {
 	return mm == ksm_walk_mm ? ksm_walk_vma : NULL;
@@ -215,7 +249,12 @@ static struct mm_walk_ops ksm_next_page_ops = {
 	.walk_lock = PGWALK_RDLOCK,
 };
 
-/* Start taking pages into ksm_walk, which must hold none. */
+/**
+ * ksm_walk_reset() - start a new walk
+ *
+ * Start taking pages into ksm_walk, which must hold none. ksmd only, under
+ * ksm_thread_mutex.
+ */
 void ksm_walk_reset(void)
 {
 	struct ksm_walk *w = &ksm_walk;
@@ -226,10 +265,20 @@ void ksm_walk_reset(void)
 	w->young = 0;
 }
 
-/*
+/**
+ * ksm_walk_pages() - take a run of pages of one page table into ksm_walk
+ * @vma:	the VMA to walk
+ * @start:	the address to start at
+ * @end:	the address to stop before, within @vma
+ * @want:	how many more pages to take at most
+ *
  * Take up to @want more pages of one page table from @start on, the first
- * at or after @start, into ksm_walk after those it holds; return how many.
- * Under the mmap read lock.
+ * at or after @start, into ksm_walk after those it holds (KSM_WALK_MAX in
+ * all at most), each with a reference. Only anonymous pages are taken.
+ * ksm_walk.refused tells whether the walk stopped short at a page of a large
+ * folio it holds already. Under the mmap read lock.
+ *
+ * Return: how many pages were taken.
  */
 unsigned int ksm_walk_pages(struct vm_area_struct *vma,
 			    unsigned long start, unsigned long end,
@@ -246,10 +295,17 @@ unsigned int ksm_walk_pages(struct vm_area_struct *vma,
 	return found > 0 ? w->nr - nr : 0;
 }
 
-/*
+/**
+ * ksm_walk_next() - hand out the next page ksm_walk holds
+ * @page:	out: its page, the walk's reference on it passed to the caller
+ *
  * Hand out the next rmap_item ksm_walk holds and its page, if any. A
  * writer waiting for the walk's mmap lock gets it first: examining a page
  * that does not merge (tree lookups, compares) takes no lock of its own.
+ * ksmd only, under ksm_thread_mutex.
+ *
+ * Return: the rmap_item, or NULL when every page taken was handed out
+ * (@page is then left as it was).
  */
 struct ksm_rmap_item *ksm_walk_next(struct page **page)
 {
@@ -263,10 +319,15 @@ struct ksm_rmap_item *ksm_walk_next(struct page **page)
 	return w->item[w->next++];
 }
 
-/*
+/**
+ * ksm_walk_refs() - the references the walk holds on a folio
+ * @folio:	the folio a merge is to check
+ *
  * References the walk holds on @folio, taken ahead of its examining and not
  * handed out yet: ksmd's own, as the one on the page it examines, so that
  * the count checks before a merge do not take them for a pin.
+ *
+ * Return: the number of such references.
  */
 int ksm_walk_refs(struct folio *folio)
 {
@@ -279,7 +340,14 @@ int ksm_walk_refs(struct folio *folio)
 	return refs;
 }
 
-/* Let go of the pages ksm_walk holds from @i on, none handed out. */
+/**
+ * ksm_walk_drop() - let go of pages ksm_walk holds
+ * @i:		index of the first page to let go of
+ *
+ * Let go of the pages ksm_walk holds from @i on, none handed out: their
+ * references are put, and ksm_walk then ends before @i. ksmd only, under
+ * ksm_thread_mutex.
+ */
 void ksm_walk_drop(unsigned int i)
 {
 	struct ksm_walk *w = &ksm_walk;
