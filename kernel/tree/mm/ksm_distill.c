@@ -1233,9 +1233,9 @@ u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
  *		(updated)
  * @busy_ns:	ksmd's CPU time in the batch, as its runtime reads
  *
- * Under emulation without steal time (QEMU TCG), a vCPU that the host
- * deschedules in a batch comes back with the guest's clocks moved on, and
- * the gap is charged to ksmd as CPU. At the lowest level's 0.2%, each
+ * Under emulation without steal time, a vCPU that the host deschedules in
+ * a batch comes back with the guest's clocks moved on, and the gap is
+ * charged to ksmd as CPU. At the lowest level's 0.2%, each
  * second of it slept ksmd, every level with it, for about 500 s: new
  * duplicates would sit unmerged for minutes. A batch stops after
  * KSM_DISTILL_BATCH_NS of examining and the walk it is in, so its cost
@@ -1244,10 +1244,9 @@ u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
  * Batches that grow for real (longer walks) raise the average by up to
  * three quarters a batch, so they are paid in full again within a few;
  * the charge left out of the few before is not recovered. A lone batch that
- * really took that long is charged as a stall too: under TCG with the
- * lowest level at 10% and no host stall, what this leaves out is a few
- * percent of what the share allows, within the margin the sleeps keep
- * below it (KSM_DISTILL_AIM_PCT).
+ * really took that long is charged as a stall too; such batches are rare,
+ * and what this leaves out stays within the margin the sleeps keep below
+ * the share (KSM_DISTILL_AIM_PCT).
  *
  * Return: the nanoseconds to charge, at most @busy_ns.
  */

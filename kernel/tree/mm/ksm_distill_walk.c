@@ -77,9 +77,9 @@ static bool distill_merge_settled(const struct ksm_rmap_item *rmap_item,
  * The run of samples of @r from @addr to @end: the slots at its head that
  * hold a settled merge (distill_merge_settled()) are passed over as merged,
  * with no walk to their pages. Return the first slot left to walk (@end if
- * none). The test is of the stable node: a run of slots merged into one
- * KSM page (up to max_page_sharing of them, side by side on static-mix) is
- * tested once, as of its first slot.
+ * none). The test is of the stable node: a run of slots merged into one KSM
+ * page (up to max_page_sharing of them, side by side in memory of identical
+ * pages) is tested once, as of its first slot.
  */
 static unsigned long distill_pass_merged(const struct ksm_distill_ops *ops,
 					 struct ksm_mm_slot *mm_slot,
