@@ -258,12 +258,33 @@ static void read_all(const char *path)
 
 static pid_t worker_pids[WORKERS];
 
+/* Read every file under @dir, and in its directories @depth deep. */
+static void read_tree(const char *dir_path, int depth)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dir;
+
+	dir = opendir(dir_path);
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir_path, d->d_name);
+		if (d->d_type == DT_DIR) {
+			if (depth > 0)
+				read_tree(path, depth - 1);
+			continue;
+		}
+		read_all(path);
+	}
+	if (dir)
+		closedir(dir);
+}
+
 static void reader(int k, int cmd, int rep)
 {
 	long rounds = 0;
 	char path[512];
-	struct dirent *d;
-	DIR *dir;
 	int i;
 
 	ksm_reply(rep, 0);
@@ -272,15 +293,8 @@ static void reader(int k, int cmd, int rep)
 
 		if (poll(&pfd, 1, 0) == 1)
 			break;
-		dir = opendir(KSM_SYSFS);
-		while (dir && (d = readdir(dir))) {
-			if (d->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), KSM_SYSFS "%s", d->d_name);
-			read_all(path);
-		}
-		if (dir)
-			closedir(dir);
+		/* The engine's directories too (distill/level<N>/). */
+		read_tree("/sys/kernel/mm/ksm", 2);
 		for (i = 0; i < WORKERS; i++) {
 			snprintf(path, sizeof(path), "/proc/%d/ksm_stat",
 				 worker_pids[i]);
