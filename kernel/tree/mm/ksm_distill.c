@@ -51,6 +51,9 @@
 #include "ksm_adaptive.h"
 #include "ksm_distill.h"
 
+static bool ksm_region_dense(const struct ksm_region_round *rr);
+static unsigned long ksm_idle_wait(unsigned long until, unsigned long now);
+
 const struct ksm_governor ksm_governors[KSM_NR_GOVERNORS] = {
 	{ "full", 950, 2000 },
 	{ "medium", 475, 4000 },
@@ -173,9 +176,9 @@ static atomic_long_t distill_broken_gen;
  * examines pages of @level: the governor's at the top, half of the level
  * above's below it, @bottom_permille at the bottom, never below that.
  */
-unsigned int ksm_level_permille(const struct ksm_governor *gov,
-				unsigned int level, unsigned int nr_levels,
-				unsigned int bottom_permille)
+static unsigned int ksm_level_permille(const struct ksm_governor *gov,
+				       unsigned int level, unsigned int nr_levels,
+				       unsigned int bottom_permille)
 {
 	unsigned int shift = nr_levels - 1 - level;
 	unsigned int p;
@@ -200,8 +203,8 @@ unsigned int ksm_level_permille(const struct ksm_governor *gov,
  *
  * Return: t_l in milliseconds.
  */
-unsigned int ksm_level_round_ms(unsigned int round_ms, unsigned int nr_levels,
-				unsigned long populated, unsigned int level)
+static unsigned int ksm_level_round_ms(unsigned int round_ms, unsigned int nr_levels,
+				       unsigned long populated, unsigned int level)
 {
 	unsigned int part = round_ms / max(1U, nr_levels);
 	unsigned long below = populated & (BIT(level) - 1);
@@ -222,8 +225,8 @@ unsigned int ksm_level_round_ms(unsigned int round_ms, unsigned int nr_levels,
  * rounded up to a power of two (so that small changes of L_l keep it,
  * and with it the coverage of the offset permutation), at least 1.
  */
-unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
-				 unsigned int level_ms, unsigned int permille)
+static unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
+					unsigned int level_ms, unsigned int permille)
 {
 	/* t_l * p_l in ns: level_ms * 1e6 * permille / 1000. */
 	u64 budget_ns = (u64)level_ms * 1000 * permille;
@@ -255,8 +258,8 @@ unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
  *
  * Return: the slot the part begins at (at or past @pages if it is empty).
  */
-unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
-			       unsigned long interval, unsigned long *quota)
+static unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
+				      unsigned long interval, unsigned long *quota)
 {
 	interval = max(interval, 1UL);
 	*quota = DIV_ROUND_UP(pages, interval);
@@ -275,8 +278,8 @@ unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
  *
  * Return: an offset in [0, @interval).
  */
-unsigned long ksm_offset_perm(u32 seed, unsigned long round,
-			      unsigned long interval)
+static unsigned long ksm_offset_perm(u32 seed, unsigned long round,
+				     unsigned long interval)
 {
 	unsigned long stride;
 
@@ -314,9 +317,9 @@ unsigned long ksm_offset_perm(u32 seed, unsigned long round,
  *
  * Return: the region's level for the next round.
  */
-int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
-			  const struct ksm_region_round *rr,
-			  const struct ksm_distill_thresholds *th)
+static int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
+				 const struct ksm_region_round *rr,
+				 const struct ksm_distill_thresholds *th)
 {
 	bool dup_ok, cow_ok;
 
@@ -379,7 +382,7 @@ int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
  * KSM_DISTILL_JUMP_EVIDENCE or more samples merged and none of its merged
  * pages was COW-broken: such a region goes to the top level at once.
  */
-bool ksm_region_dense(const struct ksm_region_round *rr)
+static bool ksm_region_dense(const struct ksm_region_round *rr)
 {
 	return !rr->cow && rr->sampled >= KSM_DISTILL_JUMP_EVIDENCE &&
 	       rr->merged * 100 >= (u64)KSM_DISTILL_JUMP_PCT * rr->sampled;
@@ -397,7 +400,7 @@ bool ksm_region_dense(const struct ksm_region_round *rr)
  *
  * Return: true when the region was merged through.
  */
-bool ksm_region_through(const struct ksm_region_round *rr)
+static bool ksm_region_through(const struct ksm_region_round *rr)
 {
 	return !rr->stretch && !rr->merged && !rr->cow && rr->pages &&
 	       rr->ksm_seen >= rr->pages;
@@ -423,7 +426,7 @@ bool ksm_region_through(const struct ksm_region_round *rr)
  *
  * Return: KSM_PROBE_FAIL, KSM_PROBE_PASS, or KSM_PROBE_WAIT.
  */
-enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p)
+static enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p)
 {
 	u64 exposure = p->exposure_ms;
 	u64 enough = (u64)KSM_DISTILL_PROBE_EXPOSURE_S * MSEC_PER_SEC;
@@ -445,7 +448,7 @@ enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p)
  * Return: one more (at most KSM_DISTILL_COW_SHIFT_MAX) when its merged pages
  * were broken, one less when not: at 0 it is free to probe again.
  */
-unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow)
+static unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow)
 {
 	if (cow)
 		return min(shift + 1, KSM_DISTILL_COW_SHIFT_MAX);
@@ -1220,7 +1223,7 @@ static void page_cost(unsigned int l, u64 ns, unsigned long pages)
  *
  * Return: nanoseconds to sleep.
  */
-u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
+static u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
 {
 	u64 aim = (u64)max(permille, 1U) * KSM_DISTILL_AIM_PCT;
 
@@ -1250,7 +1253,7 @@ u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille)
  *
  * Return: the nanoseconds to charge, at most @busy_ns.
  */
-u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns)
+static u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns)
 {
 	u64 cap = max_t(u64, *avg_ns * KSM_DISTILL_STALL_X,
 			KSM_DISTILL_STALL_MIN_NS);
@@ -1332,7 +1335,7 @@ static u64 distill_batch_sleep_ns(u64 busy_ns)
  * Return: jiffies to sleep, one more than @until is away (the age is read
  * in whole milliseconds of jiffies), 0 when it has passed.
  */
-unsigned long ksm_idle_wait(unsigned long until, unsigned long now)
+static unsigned long ksm_idle_wait(unsigned long until, unsigned long now)
 {
 	if (!time_after(until, now))
 		return 0;

@@ -478,29 +478,6 @@ void ksm_distill_mm_init(struct ksm_distill_mm *dm, struct mm_struct *mm);
 void ksm_distill_mm_free(struct ksm_distill_mm *dm);
 void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr);
 void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm);
-
-/* Pure policy, exposed for mm/ksm_distill.c's KUnit tests and sysfs. */
-int ksm_region_next_level(unsigned int level, unsigned int nr_levels,
-			  const struct ksm_region_round *rr,
-			  const struct ksm_distill_thresholds *th);
-bool ksm_region_dense(const struct ksm_region_round *rr);
-enum ksm_probe_verdict ksm_probe_verdict(const struct ksm_probe *p);
-unsigned int ksm_cow_shift_next(unsigned int shift, unsigned long cow);
-bool ksm_region_through(const struct ksm_region_round *rr);
-u64 ksm_share_sleep_ns(u64 busy_ns, unsigned int permille);
-u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns);
-unsigned long ksm_idle_wait(unsigned long until, unsigned long now);
-unsigned long ksm_stretch_part(unsigned long round, unsigned long pages,
-			       unsigned long interval, unsigned long *quota);
-unsigned long ksm_offset_perm(u32 seed, unsigned long round,
-			      unsigned long interval);
-unsigned int ksm_level_permille(const struct ksm_governor *gov,
-				unsigned int level, unsigned int nr_levels,
-				unsigned int bottom_permille);
-unsigned int ksm_level_round_ms(unsigned int round_ms, unsigned int nr_levels,
-				unsigned long populated, unsigned int level);
-unsigned long ksm_level_interval(unsigned long level_pages, u64 page_ns,
-				 unsigned int level_ms, unsigned int permille);
 #endif
 
 #endif /* __MM_KSM_DISTILL_H */

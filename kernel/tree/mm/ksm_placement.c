@@ -187,9 +187,9 @@ int ksm_placement_set(int placement)
  *
  * Return: true to keep @b, false to keep @a (KSM's choice).
  */
-bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
-				  const struct ksm_placement_cand *b,
-				  enum ksm_placement_reason *why)
+static bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
+					 const struct ksm_placement_cand *b,
+					 enum ksm_placement_reason *why)
 {
 	const struct ksm_placement_ops *ops = ksm_placement_policy();
 
@@ -208,9 +208,9 @@ bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
  *
  * Return: true to migrate the KSM page to @j's node.
  */
-bool ksm_placement_move_to_joiner(const struct ksm_placement_cand *j,
-				  const struct ksm_placement_sharers *sh,
-				  enum ksm_placement_reason *why)
+static bool ksm_placement_move_to_joiner(const struct ksm_placement_cand *j,
+					 const struct ksm_placement_sharers *sh,
+					 enum ksm_placement_reason *why)
 {
 	const struct ksm_placement_ops *ops = ksm_placement_policy();
 
@@ -225,7 +225,7 @@ bool ksm_placement_move_to_joiner(const struct ksm_placement_cand *j,
  * (placement_follow_contended() compares the nodes' counts of the last full
  * scan), and this one's start from zero. ksmd only.
  */
-void ksm_placement_scan_start(void)
+static void ksm_placement_scan_start(void)
 {
 	memcpy(remote_hot.last, remote_hot.cur, sizeof(remote_hot.last));
 	memset(remote_hot.cur, 0, sizeof(remote_hot.cur));
@@ -266,8 +266,8 @@ static bool placement_follow_contended(int kept, int home)
  * Return: true to migrate the KSM page to @home: nobody uses it where it is,
  * or the nodes' remote hot readers are out of balance.
  */
-bool ksm_placement_follow(int kept, int home, bool kept_hot,
-			  enum ksm_placement_reason *why)
+static bool ksm_placement_follow(int kept, int home, bool kept_hot,
+				 enum ksm_placement_reason *why)
 {
 	if (!kept_hot) {
 		*why = KSM_PLACEMENT_R_HOT;
@@ -284,7 +284,7 @@ bool ksm_placement_follow(int kept, int home, bool kept_hot,
  * A merge across nodes was done for @why: counted in
  * ksm_placement_stats.merges. ksmd only.
  */
-void ksm_placement_count(enum ksm_placement_reason why)
+static void ksm_placement_count(enum ksm_placement_reason why)
 {
 	WRITE_ONCE(ksm_placement_stats.merges[why],
 		   ksm_placement_stats.merges[why] + 1);
@@ -299,7 +299,7 @@ void ksm_placement_count(enum ksm_placement_reason why)
  * ksmd only; may sleep. The folio's stable node follows it (see
  * folio_migrate_ksm()). A failure leaves the folio where it was.
  */
-void ksm_placement_migrate(struct folio *folio, int nid)
+static void ksm_placement_migrate(struct folio *folio, int nid)
 {
 	static unsigned long window, used;
 	struct migration_target_control mtc = {

@@ -123,16 +123,4 @@ extern int ksm_placement;
 
 int ksm_placement_set(int placement);
 
-bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
-				  const struct ksm_placement_cand *b,
-				  enum ksm_placement_reason *why);
-bool ksm_placement_move_to_joiner(const struct ksm_placement_cand *j,
-				  const struct ksm_placement_sharers *sh,
-				  enum ksm_placement_reason *why);
-void ksm_placement_count(enum ksm_placement_reason why);
-bool ksm_placement_follow(int kept, int home, bool kept_hot,
-			  enum ksm_placement_reason *why);
-void ksm_placement_scan_start(void);
-void ksm_placement_migrate(struct folio *folio, int nid);
-
 #endif /* __MM_KSM_PLACEMENT_H */
