@@ -9,8 +9,6 @@
 #include <linux/numa.h>
 #include <linux/types.h>
 
-struct folio;
-
 /* Placement policies: KSM's scan order, or nuKSM's fair and priority. */
 enum ksm_placement {
 	KSM_PLACEMENT_SCAN_ORDER,
