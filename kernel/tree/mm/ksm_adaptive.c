@@ -11,11 +11,12 @@
 #include <linux/errno.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
+#include <linux/ksm.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "ksm_adaptive.h"
+#include "ksm_internal.h"
 
 struct ksm_tree_stats ksm_tree_stats;
 
@@ -55,6 +56,17 @@ ssize_t ksm_choice_show(const struct ksm_choice *choice, unsigned int cur,
 				     i ? " " : "", choice->names[i]);
 	len += sysfs_emit_at(buf, len, "\n");
 	return len;
+}
+
+/**
+ * ksm_adaptive_proc_stat() - the engine's lines of /proc/<pid>/ksm_stat
+ * @m:	the file
+ * @mm:	the process's mm
+ */
+void ksm_adaptive_proc_stat(struct seq_file *m, struct mm_struct *mm)
+{
+	distill_show_stat(m, mm);
+	placement_show_stat(m, mm);
 }
 
 #include "tests/ksm_adaptive-kunit.h"

@@ -383,6 +383,7 @@ void placement_revisit(struct ksm_rmap_item *rmap_item,
 void placement_count(int why);
 void placement_migrate(struct folio *folio, int nid);
 void placement_flush(void);
+void placement_show_stat(struct seq_file *m, struct mm_struct *mm);
 #else
 static inline void placement_count_remote(struct ksm_rmap_item *rmap_item,
 					  struct ksm_stable_node *stable_node)

@@ -37,6 +37,7 @@
 #include <linux/mm_inline.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/swap.h>
 #include <trace/events/ksm.h>
 
@@ -734,6 +735,26 @@ void placement_flush(void)
 		placement_migrate(placement_pending.folio, placement_pending.nid);
 		placement_pending.folio = NULL;
 	}
+}
+
+/**
+ * placement_show_stat() - placement's lines of /proc/<pid>/ksm_stat
+ * @m:	the file
+ * @mm:	the process's mm
+ *
+ * Merged pages of @mm whose KSM page is on the node its own copy was on
+ * (local) or on another (remote), from the counts ksmd keeps (see
+ * placement_count_remote()): no lock, no walk.
+ */
+void placement_show_stat(struct seq_file *m, struct mm_struct *mm)
+{
+	unsigned long merged = READ_ONCE(mm->ksm_merging_pages);
+	unsigned long remote = READ_ONCE(mm->ksm_merged_remote);
+
+	/* The two are read apart: a merge may come between. */
+	seq_printf(m, "ksm_merged_local %lu\n",
+		   merged > remote ? merged - remote : 0);
+	seq_printf(m, "ksm_merged_remote %lu\n", remote);
 }
 
 #include "tests/ksm_placement-kunit.h"
