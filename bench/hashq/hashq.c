@@ -16,7 +16,7 @@
  * bits that flip, ideally 0.5, and the worst output bit's bias, |P(flip)
  * - 0.5|).
  *
- * Exits 1 when a full-strength hash (xxh64 or phash@1024) does worse than
+ * Exits 1 when a full-strength hash (xxh64 or page_hash@1024) does worse than
  * an ideal one would: more than 10 times the ideal collision pairs plus
  * one, a mean off 0.5 by more than 0.01, or a bias over 0.03.
  *
@@ -107,7 +107,7 @@ static void load_dir(const char *dir)
 	closedir(d);
 }
 
-/* Hash kind: strength 0 is xxh64 truncated, else phash at that strength. */
+/* Hash kind: strength 0 is xxh64 truncated, else the page hash at that strength. */
 static u32 hash(const u32 *p, unsigned int strength)
 {
 	if (!strength)
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 			collisions(lo[k], hi[k], s, &pairs, &ideal, &d);
 			avalanche(lo[k], hi[k], s, &mean, &bias);
 			if (s)
-				snprintf(name, sizeof(name), "phash@%u", s);
+				snprintf(name, sizeof(name), "page_hash@%u", s);
 			else
 				snprintf(name, sizeof(name), "xxh64/32");
 			printf("%-10s %-12s %8zu %12.0f %10.3f %8.4f %8.4f\n",

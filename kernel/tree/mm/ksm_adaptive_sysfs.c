@@ -73,22 +73,19 @@ static int distill_set_governor(int governor)
  * in brackets, written as one name, which @_set (0 or -errno) takes.
  */
 #define KSM_CHOICE_KNOB(_var, _file, _names, _get, _set)		\
+static const struct ksm_choice _var##_choice = {			\
+	.names = _names, .nr = ARRAY_SIZE(_names),			\
+};									\
 static ssize_t _var##_show(struct kobject *kobj,			\
 			   struct kobj_attribute *attr, char *buf)	\
 {									\
-	static const struct ksm_choice choice = {			\
-		.names = _names, .nr = ARRAY_SIZE(_names),		\
-	};								\
-	return ksm_choice_show(&choice, _get, buf);			\
+	return ksm_choice_show(&_var##_choice, _get, buf);		\
 }									\
 static ssize_t _var##_store(struct kobject *kobj,			\
 			    struct kobj_attribute *attr,		\
 			    const char *buf, size_t count)		\
 {									\
-	static const struct ksm_choice choice = {			\
-		.names = _names, .nr = ARRAY_SIZE(_names),		\
-	};								\
-	int mode = ksm_choice_parse(&choice, buf);			\
+	int mode = ksm_choice_parse(&_var##_choice, buf);		\
 									\
 	if (mode < 0)							\
 		return mode;						\
