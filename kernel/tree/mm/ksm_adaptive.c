@@ -13,6 +13,7 @@
 #include <linux/kernel.h>
 #include <linux/ksm.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -67,6 +68,44 @@ void ksm_adaptive_proc_stat(struct seq_file *m, struct mm_struct *mm)
 {
 	distill_show_stat(m, mm);
 	placement_show_stat(m, mm);
+}
+
+/**
+ * ksm_adaptive_slot_init() - the engine's part of a new mm_slot
+ * @mm_slot:	the mm_slot
+ * @mm:		its mm, entering KSM
+ */
+void ksm_adaptive_slot_init(struct ksm_mm_slot *mm_slot, struct mm_struct *mm)
+{
+	ksm_distill_mm_init(&mm_slot->distill, mm);
+	/* Refreshed each full scan under the priority placement. */
+	mm_slot->snice = KSM_PLACEMENT_SNICE(mm == current->mm ?
+					 task_nice(current->group_leader) : 0);
+}
+
+/**
+ * ksm_adaptive_slot_free() - the engine's part of an mm_slot freed
+ * @mm_slot:	the mm_slot
+ */
+void ksm_adaptive_slot_free(struct ksm_mm_slot *mm_slot)
+{
+	ksm_distill_mm_free(&mm_slot->distill);
+}
+
+/**
+ * ksm_note_cow_break() - a write fault broke COW of a merged page
+ * @mm:		the faulting mm
+ * @addr:	the faulting address
+ *
+ * Not KSM's own unsharing. Called from the fault path, without
+ * ksm_thread_mutex: the scanner in force may count it.
+ */
+void ksm_note_cow_break(struct mm_struct *mm, unsigned long addr)
+{
+	const struct ksm_scanner_ops *scanner = READ_ONCE(ksm_scanner);
+
+	if (scanner->cow_break)
+		scanner->cow_break(mm, addr);
 }
 
 #include "tests/ksm_adaptive-kunit.h"

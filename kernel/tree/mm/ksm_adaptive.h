@@ -53,7 +53,7 @@ static inline void ksm_tree_count(unsigned long *c)
 
 unsigned int ksm_tree_shard_of(u32 checksum, unsigned int nr_shards);
 unsigned int ksm_tree_shards_auto(unsigned long pages);
-/* In mm/ksm.c: under ksm_thread_mutex; -EBUSY while anything is merged. */
+/* -EBUSY while anything is merged (ksm_reshape()). */
 unsigned int ksm_get_tree_shards(void);
 int ksm_set_tree_shards(unsigned int nr_shards);
 
@@ -104,7 +104,7 @@ extern int ksm_merge_domains;
 extern unsigned long ksm_merge_domain_moves;
 int ksm_domains_supported(int mode);
 u64 ksm_mm_domain(struct mm_struct *mm);
-/* In mm/ksm.c: under ksm_thread_mutex; -EBUSY while anything is merged. */
+/* -EBUSY while anything is merged (ksm_reshape()). */
 int ksm_set_merge_domains(int mode);
 
 struct kobject;

@@ -32,7 +32,7 @@ static_assert(ARRAY_SIZE(scanners) == ARRAY_SIZE(scanner_names));
 
 static int get_scanner(void)
 {
-	const struct ksm_scanner_ops *scanner = ksm_get_scanner();
+	const struct ksm_scanner_ops *scanner = READ_ONCE(ksm_scanner);
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(scanners) - 1; i++)

@@ -90,13 +90,13 @@ static struct {
 	/* Levels that held regions in the previous round (bit l: level l). */
 	unsigned long populated;
 	/*
-	 * Since the last batch_sleep_ns(): pages examined, the time spent
-	 * examining them (ns, the walks to them not included), and the time
-	 * charged to each level (ns, see distill_charge()): @last_level is the
-	 * level of the page sampled last, @charge_from that of the page the
-	 * current stretch of the walk began at, @walk_level the highest level
-	 * of the regions whose merged slots it passed over (region_walked()),
-	 * @stretch_sampled whether a sample ended it.
+	 * Since the last ksm_distill_batch_sleep_ns(): pages examined, the
+	 * time spent examining them (ns, the walks to them not included), and
+	 * the time charged to each level (ns, see ksm_distill_charge()):
+	 * @last_level is the level of the page sampled last, @charge_from that
+	 * of the page the current stretch of the walk began at, @walk_level
+	 * the highest level of the regions whose merged slots it passed over
+	 * (region_walked()), @stretch_sampled whether a sample ended it.
 	 */
 	unsigned long batch[KSM_DISTILL_MAX_LEVELS];
 	u64 batch_ns[KSM_DISTILL_MAX_LEVELS];
@@ -142,14 +142,17 @@ static struct {
 	 * when (jiffies) the first region passed over as younger than Vlife
 	 * comes of age, if @young. A round that examined nothing and completed
 	 * no coverage while such a region waited leaves the sleep it allows
-	 * in @idle_ns, for distill_idle_ns().
+	 * in @idle_ns, for ksm_distill_idle_ns().
 	 */
 	unsigned long round_sampled;
 	unsigned long young_until;
 	u64 idle_ns;
 	bool young;
 } ds = {
-	/* The scanner may be chosen mid-round, before a round_start(). */
+	/*
+	 * The scanner may be chosen mid-round, before a
+	 * ksm_distill_round_start().
+	 */
 	.gov = &ksm_governors[0],
 	.bottom = 2,
 	.nr_levels = 4,
@@ -487,13 +490,15 @@ static void level_grow(unsigned int l)
 	}
 }
 
-/*
+/**
+ * ksm_distill_round_start() - a global round starts
+ *
  * The scanner counts its own rounds: KSM's count (ksm_scan.seqnr) starts
  * again at 0 when everything is unmerged (run=2), while the regions of the
  * mms that stay registered keep the round they were last seen in, which a
  * count started again would meet as this round's.
  */
-static void distill_round_start(void)
+void ksm_distill_round_start(void)
 {
 	const struct ksm_governor *gov;
 	unsigned int l;
@@ -525,21 +530,26 @@ static void distill_round_start(void)
 	ds.young = false;
 }
 
-/*
+/**
+ * ksm_distill_round_end() - the round ended
+ * @tree_lost:	the unstable tree was emptied since the coverage began (a new
+ *		page hash strength, or page_hash written)
+ *
  * A coverage is complete when every region met in the round that existed
  * when the coverage began has had every page slot sampled since, or passed
- * over while merged (@cover_map). Such regions younger than Vlife are not
- * sampled and keep the coverage open; regions first seen during it are left
- * to the next. full_scans counts coverages, and the unstable tree lives for
- * one.
+ * over while merged (&ksm_region.cover_map). Such regions younger than
+ * Vlife are not sampled and keep the coverage open; regions first seen
+ * during it are left to the next. full_scans counts coverages, and the
+ * unstable tree lives for one.
  *
- * @tree_lost: the unstable tree was emptied since the coverage began (a new
- * page hash strength, or page_hash written): pages sampled before that can
- * no longer meet their duplicates sampled after. The coverage is dropped,
- * uncounted, and a new one begins with the next round, so that two
- * coverages still let every two equal pages meet, as two full scans do.
+ * With @tree_lost, pages sampled before the tree was emptied can no longer
+ * meet their duplicates sampled after. The coverage is dropped, uncounted,
+ * and a new one begins with the next round, so that two coverages still let
+ * every two equal pages meet, as two full scans do.
+ *
+ * Return: whether the round completed a coverage (full_scans).
  */
-static bool distill_round_end(bool tree_lost)
+bool ksm_distill_round_end(bool tree_lost)
 {
 	unsigned long gen = atomic_long_read(&distill_broken_gen);
 	bool covered = !ds.uncovered && gen == ds.broken_gen && !tree_lost;
@@ -833,10 +843,21 @@ static void region_cover(struct ksm_region *r, unsigned long idx)
 		region_covered(r);
 }
 
-static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
-					       unsigned long start,
-					       unsigned long end,
-					       unsigned long cookie)
+/**
+ * ksm_distill_region_enter() - the walk enters a mergeable VMA
+ * @dm:		the regions of the mm walked
+ * @start:	the VMA's first address
+ * @end:	the VMA's end
+ * @cookie:	the VMA's anon_vma address (&ksm_region.cookie)
+ *
+ * Find or create the VMA's region.
+ *
+ * Return: the region, or NULL if a new one could not be allocated.
+ */
+struct ksm_region *ksm_distill_region_enter(struct ksm_distill_mm *dm,
+					    unsigned long start,
+					    unsigned long end,
+					    unsigned long cookie)
 {
 	struct ksm_region *r, *next, *nr, *from = NULL;
 	unsigned long best = 0;
@@ -922,7 +943,13 @@ static struct ksm_region *distill_region_enter(struct ksm_distill_mm *dm,
 	return nr;
 }
 
-static void distill_mm_end(struct ksm_distill_mm *dm)
+/**
+ * ksm_distill_mm_end() - the walk left the mm
+ * @dm:		the regions of the mm walked
+ *
+ * Drop the regions the walk did not meet.
+ */
+void ksm_distill_mm_end(struct ksm_distill_mm *dm)
 {
 	struct ksm_region *r, *next;
 
@@ -948,9 +975,22 @@ static void distill_mm_end(struct ksm_distill_mm *dm)
  */
 #define DISTILL_RUN_LOW	64U
 
-static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
-					 struct ksm_region *r,
-					 unsigned long addr, unsigned int *run)
+/**
+ * ksm_distill_next_sample() - where this round samples next in a region
+ * @dm:		the regions of the mm walked
+ * @r:		the region
+ * @addr:	where the walk stands in @r
+ * @run:	the most pages the caller can take at the address returned;
+ *		becomes the most it is to sample from that address on in one
+ *		walk (of one page table)
+ *
+ * Nothing is counted sampled until ksm_distill_sampled().
+ *
+ * Return: the first address >= @addr that this round samples, or @r->end.
+ */
+unsigned long ksm_distill_next_sample(struct ksm_distill_mm *dm,
+				      struct ksm_region *r,
+				      unsigned long addr, unsigned int *run)
 {
 	unsigned long idx, next, end, npages;
 	unsigned int most;
@@ -1000,8 +1040,19 @@ static unsigned long distill_next_sample(struct ksm_distill_mm *dm,
 	return addr;
 }
 
-static void distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
-			    unsigned long addr, unsigned int nr)
+/**
+ * ksm_distill_sampled() - the walk took slots of a run to sample
+ * @dm:		the regions of the mm walked
+ * @r:		the region
+ * @addr:	the sample point the run starts at
+ * @nr:		the slots taken from @addr
+ *
+ * The walk took the @nr slots from @addr, a sample point, of the run
+ * ksm_distill_next_sample() gave: pages or holes, and no more than it gave.
+ * The slots it did not take are sampled later.
+ */
+void ksm_distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
+			 unsigned long addr, unsigned int nr)
 {
 	unsigned long idx = (addr - r->start) >> PAGE_SHIFT, end = idx + nr;
 
@@ -1085,8 +1136,17 @@ static void region_merged(struct ksm_distill_mm *dm, struct ksm_region *r)
 		region_promote_early(dm, r);
 }
 
-static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
-			     bool was_merged, bool merged, u64 ns)
+/**
+ * ksm_distill_examined() - a sampled page was examined
+ * @dm:		the regions of the mm walked
+ * @r:		the page's region
+ * @was_merged:	the page was merged before it was examined
+ * @merged:	the page is merged now
+ * @ns:		how long examining it took (ns), the walk to it not
+ *		included
+ */
+void ksm_distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
+			  bool was_merged, bool merged, u64 ns)
 {
 	unsigned int l = region_charge_level(r);
 
@@ -1112,7 +1172,7 @@ static void distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
  * merged for its judging to act on (KSM_DISTILL_EVIDENCE, or the whole
  * region: ksm_region_next_level() then sends it down, or keeps it for one
  * round of spread samples after a stretch), the stretch of the walk serves
- * @r's level (distill_charge()): a pass over the merged slots of a region
+ * @r's level (ksm_distill_charge()): a pass over the merged slots of a region
  * on the top level is not paid at the lowest level's share, whose sleep
  * would hold the judging back. Fewer say nothing: a region that keeps its
  * level on them, with nothing to sample, would have its rounds paid at its
@@ -1124,7 +1184,13 @@ static void region_walked(struct ksm_region *r)
 		ds.walk_level = max(ds.walk_level, r->level);
 }
 
-/*
+/**
+ * ksm_distill_charge() - charge the walk to a sample and its examining
+ * @ns:		the time the walk to a sample (or to the round's end) and
+ *		its examining took (ns)
+ *
+ * Charge @ns to the sample's level, or to the last one sampled.
+ *
  * A stretch of the walk (from one sample to the next, round start and mmap
  * lock waits included) serves the levels of the samples at both its ends
  * and of the regions whose merged slots it passed over (region_walked()):
@@ -1133,9 +1199,9 @@ static void region_walked(struct ksm_region *r)
  * on a high level, is not paid at the lowest level's share (whose sleep,
  * 500 times the time charged, holds every level: one ksmd, one walk). A
  * walk among regions of one level is charged to that level. The part of it
- * spent freeing rmap_items (distill_released()) is the top level's.
+ * spent freeing rmap_items (ksm_distill_released()) is the top level's.
  */
-static void distill_charge(u64 ns)
+void ksm_distill_charge(u64 ns)
 {
 	unsigned int l;
 	u64 rel;
@@ -1173,7 +1239,15 @@ static void distill_charge(u64 ns)
 	ds.charged[min(l, KSM_DISTILL_MAX_LEVELS - 1)] += ns;
 }
 
-static void distill_released(u64 ns)
+/**
+ * ksm_distill_released() - time the walk spent freeing rmap_items
+ * @ns:		that time (ns)
+ *
+ * Freeing the rmap_items of memory gone (an mm that exited, VMAs unmapped,
+ * the stable nodes of KSM pages freed) took @ns of the walk
+ * ksm_distill_charge() is given next.
+ */
+void ksm_distill_released(u64 ns)
 {
 	ds.released_ns += ns;
 }
@@ -1263,13 +1337,18 @@ static u64 ksm_stall_charge(u64 *avg_ns, u64 busy_ns)
 	return ns;
 }
 
-/*
+/**
+ * ksm_distill_batch_sleep_ns() - the sleep after a batch
+ * @busy_ns:	the CPU time the batch kept ksmd busy (ns)
+ *
  * ksmd used @busy_ns of CPU: split it among the levels as charged, and sleep
  * so that the part of each level l stays within its share p_l
  * (ksm_share_sleep_ns()). The costs of a page are measured on all of it; the
  * budget is charged without a host stall (ksm_stall_charge()).
+ *
+ * Return: nanoseconds to sleep after the batch.
  */
-static u64 distill_batch_sleep_ns(u64 busy_ns)
+u64 ksm_distill_batch_sleep_ns(u64 busy_ns)
 {
 	const struct ksm_governor *gov;
 	unsigned int l, bottom, p;
@@ -1342,8 +1421,16 @@ static unsigned long ksm_idle_wait(unsigned long until, unsigned long now)
 	return min(until - now + 1, msecs_to_jiffies(KSM_DISTILL_IDLE_MS));
 }
 
-/* Nanoseconds to sleep after the round that just ended (ksm_idle_wait()). */
-static u64 distill_idle_ns(void)
+/**
+ * ksm_distill_idle_ns() - the sleep through rounds with nothing to examine
+ *
+ * Read after a round's end. Reading it clears it.
+ *
+ * Return: after the round that just ended, the nanoseconds the rounds would
+ * find nothing to examine (ksm_idle_wait()), so the batch ends and ksmd
+ * sleeps as long; else 0.
+ */
+u64 ksm_distill_idle_ns(void)
 {
 	u64 ns = ds.idle_ns;
 
@@ -1366,13 +1453,20 @@ static struct ksm_region *region_at(struct ksm_distill_mm *dm,
 	return NULL;
 }
 
-/*
+/**
+ * ksm_distill_partner_merged() - a merge with a page of the unstable tree
+ * @dm:		the regions of the page's mm
+ * @addr:	the page's address
+ *
+ * A sample merged with the page at @addr of @dm, found in the unstable tree:
+ * count the merge in that page's region too.
+ *
  * Runs in ksmd, under ksm_mmlist_lock (which keeps @dm's mm_slot alive):
- * only ksmd changes @dm's region list and the regions' @merged, so neither
- * needs @dm->lock here.
+ * only ksmd changes @dm's region list and the regions' &ksm_region.merged,
+ * so neither needs @dm->lock here.
  */
-static void distill_partner_merged(struct ksm_distill_mm *dm,
-				   unsigned long addr)
+void ksm_distill_partner_merged(struct ksm_distill_mm *dm,
+				unsigned long addr)
 {
 	struct ksm_region *r = region_at(dm, addr);
 
@@ -1380,8 +1474,14 @@ static void distill_partner_merged(struct ksm_distill_mm *dm,
 		region_merged(dm, r);
 }
 
-static void distill_merged_slot(struct ksm_distill_mm *dm,
-				struct ksm_region *r, unsigned long addr)
+/**
+ * ksm_distill_merged_slot() - the walk passed over a merged page
+ * @dm:		the regions of the mm walked
+ * @r:		the region
+ * @addr:	the merged page's address in @r
+ */
+void ksm_distill_merged_slot(struct ksm_distill_mm *dm,
+			     struct ksm_region *r, unsigned long addr)
 {
 	if (addr < r->start || addr >= r->end)
 		return;
@@ -1392,28 +1492,50 @@ static void distill_merged_slot(struct ksm_distill_mm *dm,
 	region_walked(r);
 }
 
-/* No COW break in @r keeps the walk from passing over its merged slots. */
-static bool distill_pass_merged(struct ksm_region *r)
+/**
+ * ksm_distill_pass_merged() - whether the walk may pass over merged slots
+ * @r:		the region
+ *
+ * No COW break in @r keeps the walk from passing over its merged slots.
+ *
+ * Return: whether the walk may pass over merged slots of @r whose merge looks
+ * intact (its KSM page mapped exactly once a sharer) without looking at them:
+ * not after a COW break in @r, which a forked child's mapping of the same KSM
+ * page would hide from that test.
+ */
+bool ksm_distill_pass_merged(struct ksm_region *r)
 {
 	return (long)(ds.epoch - READ_ONCE(r->pass_epoch)) >= 0;
 }
 
-/*
+/**
+ * ksm_distill_through() - whether the walk may cross a region in one step
+ * @r:		the region, at whose head the walk stands
+ *
  * A region merged through in its last round, not sampled in a stretch in
  * this one and with no COW break counted since its judging (read without
- * the lock: one that comes later is judged next round).
+ * the lock: one that comes later is judged next round). The walk calls
+ * ksm_distill_crossed() when it crossed @r.
+ *
+ * Return: whether the walk may cross @r in one step: its last round found it
+ * merged through.
  */
-static bool distill_through(struct ksm_region *r)
+bool ksm_distill_through(struct ksm_region *r)
 {
 	return r->through && !r->stretch && !READ_ONCE(r->cow) &&
-	       distill_pass_merged(r);
+	       ksm_distill_pass_merged(r);
 }
 
-/*
- * The walk crossed @r, merged through, in one step: every slot counts as a
- * merged one passed over (distill_merged_slot()), and the region as covered.
+/**
+ * ksm_distill_crossed() - the walk crossed a region in one step
+ * @dm:		the regions of the mm walked
+ * @r:		the region, merged through
+ *
+ * As if the walk passed every merged slot of @r: every slot counts as a
+ * merged one passed over (ksm_distill_merged_slot()), and the region as
+ * covered.
  */
-static void distill_crossed(struct ksm_distill_mm *dm, struct ksm_region *r)
+void ksm_distill_crossed(struct ksm_distill_mm *dm, struct ksm_region *r)
 {
 	unsigned long pages = region_pages(r);
 
@@ -1425,25 +1547,6 @@ static void distill_crossed(struct ksm_distill_mm *dm, struct ksm_region *r)
 	region_covered(r);
 	region_walked(r);
 }
-
-const struct ksm_distill_ops ksm_distill_ops = {
-	.round_start = distill_round_start,
-	.round_end = distill_round_end,
-	.region_enter = distill_region_enter,
-	.next_sample = distill_next_sample,
-	.sampled = distill_sampled,
-	.mm_end = distill_mm_end,
-	.examined = distill_examined,
-	.through = distill_through,
-	.crossed = distill_crossed,
-	.pass_merged = distill_pass_merged,
-	.merged_slot = distill_merged_slot,
-	.partner_merged = distill_partner_merged,
-	.charge = distill_charge,
-	.released = distill_released,
-	.batch_sleep_ns = distill_batch_sleep_ns,
-	.idle_ns = distill_idle_ns,
-};
 
 /**
  * ksm_distill_mm_init() - initialise the distilling state of a new mm_slot

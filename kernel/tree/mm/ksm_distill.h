@@ -185,10 +185,10 @@ static inline unsigned int ksm_walk_part_shift(unsigned long pages)
  *		process (not KSM's own unsharing); written by the fault path
  *		under &ksm_distill_mm.lock
  * @pass_epoch:	the first coverage in which the walk may pass over the
- *		region's merged slots again (->pass_merged()): set by a COW
- *		break, under &ksm_distill_mm.lock, two coverages past the one
- *		in progress, so that one coverage that began after the break
- *		examines every slot of the region
+ *		region's merged slots again (ksm_distill_pass_merged()): set
+ *		by a COW break, under &ksm_distill_mm.lock, two coverages past
+ *		the one in progress, so that one coverage that began after the
+ *		break examines every slot of the region
  * @cursor:	page index of the round's next sample point: first the
  *		round's offset, then the last sample plus the interval (in a
  *		stretch: first its part's start, then past the last run)
@@ -209,7 +209,7 @@ static inline unsigned int ksm_walk_part_shift(unsigned long pages)
  * @quota:	slots the stretch may still take this round
  * @through:	the last round found every slot of it merged, sampled or
  *		passed over, with none newly merged and no COW break: this
- *		round's walk may cross it in one step (->through())
+ *		round's walk may cross it in one step (ksm_distill_through())
  * @walk:	mm/ksm.c's: where its walk may go straight to
  * @probing:	taking the probe before the top level (ksm_probe_verdict())
  * @probe_since: jiffies the probe counts from: the first merge of the round
@@ -353,92 +353,6 @@ struct ksm_governor {
 	unsigned int round_ms;
 };
 
-/*
- * The distilling scanner's policy (mm/ksm_distill.c), as its walk
- * (mm/ksm_distill_walk.c) calls it: which pages a round samples, and what
- * the samples tell of their regions.
- */
-struct ksm_distill_ops {
-	/* A global round starts. */
-	void (*round_start)(void);
-	/*
-	 * The round ended: whether it completed a coverage (full_scans);
-	 * @tree_lost when the unstable tree was emptied since the coverage
-	 * began.
-	 */
-	bool (*round_end)(bool tree_lost);
-	/* Entering a mergeable VMA: find or create its region. */
-	struct ksm_region *(*region_enter)(struct ksm_distill_mm *dm,
-					   unsigned long start,
-					   unsigned long end,
-					   unsigned long cookie);
-	/*
-	 * The first address >= @addr that this round samples, or r->end;
-	 * *@run is the most pages the caller can take there, and becomes
-	 * the most it is to sample from that address on in one walk (of
-	 * one page table). Nothing is counted sampled until ->sampled().
-	 */
-	unsigned long (*next_sample)(struct ksm_distill_mm *dm,
-				     struct ksm_region *r, unsigned long addr,
-				     unsigned int *run);
-	/*
-	 * The walk took the @nr slots from @addr, a sample point, of the
-	 * run ->next_sample() gave: pages or holes, and no more than it
-	 * gave. The slots it did not take are sampled later.
-	 */
-	void (*sampled)(struct ksm_distill_mm *dm, struct ksm_region *r,
-			unsigned long addr, unsigned int nr);
-	/* The walk left the mm: drop the regions it did not meet. */
-	void (*mm_end)(struct ksm_distill_mm *dm);
-	/*
-	 * A sampled page was examined: whether it was and is now merged, and
-	 * how long examining it took (ns), the walk to it not included.
-	 */
-	void (*examined)(struct ksm_distill_mm *dm, struct ksm_region *r,
-			 bool was_merged, bool merged, u64 ns);
-	/*
-	 * A sample merged with the page at @addr of @dm, found in the
-	 * unstable tree: count the merge in that page's region too.
-	 */
-	void (*partner_merged)(struct ksm_distill_mm *dm, unsigned long addr);
-	/*
-	 * Whether the walk, at the head of @r, may cross it in one step: its
-	 * last round found it merged through. ->crossed() when it did.
-	 */
-	bool (*through)(struct ksm_region *r);
-	/* The walk crossed @r in one step: as if it passed every merged slot. */
-	void (*crossed)(struct ksm_distill_mm *dm, struct ksm_region *r);
-	/*
-	 * Whether the walk may pass over merged slots of @r whose merge looks
-	 * intact (its KSM page mapped exactly once a sharer) without looking
-	 * at them: not after a COW break in @r, which a forked child's
-	 * mapping of the same KSM page would hide from that test.
-	 */
-	bool (*pass_merged)(struct ksm_region *r);
-	/* The walk passed over a merged page at @addr of @r. */
-	void (*merged_slot)(struct ksm_distill_mm *dm, struct ksm_region *r,
-			    unsigned long addr);
-	/*
-	 * The walk to a sample (or to the round's end) and its examining took
-	 * @ns: charge it to the sample's level, or to the last one sampled.
-	 */
-	void (*charge)(u64 ns);
-	/*
-	 * Freeing the rmap_items of memory gone (an mm that exited, VMAs
-	 * unmapped, the stable nodes of KSM pages freed) took @ns of the
-	 * walk ->charge() is given next.
-	 */
-	void (*released)(u64 ns);
-	/* Nanoseconds to sleep after a batch that kept ksmd busy @busy_ns. */
-	u64 (*batch_sleep_ns)(u64 busy_ns);
-	/*
-	 * After a round's end: nanoseconds the rounds would find nothing to
-	 * examine, so the batch ends and ksmd sleeps as long; else 0.
-	 * Reading it clears it.
-	 */
-	u64 (*idle_ns)(void);
-};
-
 #define KSM_NR_GOVERNORS	4
 
 /* Knobs of the distilling scanner (sysfs writes them, ksmd reads them). */
@@ -469,7 +383,6 @@ struct ksm_distill_stats {
 };
 
 #ifdef CONFIG_KSM_ADAPTIVE
-extern const struct ksm_distill_ops ksm_distill_ops;
 extern const struct ksm_governor ksm_governors[KSM_NR_GOVERNORS];
 extern struct ksm_distill_knobs ksm_distill_knobs;
 extern struct ksm_distill_stats ksm_distill_stats;
@@ -478,6 +391,37 @@ void ksm_distill_mm_init(struct ksm_distill_mm *dm, struct mm_struct *mm);
 void ksm_distill_mm_free(struct ksm_distill_mm *dm);
 void ksm_distill_cow(struct ksm_distill_mm *dm, unsigned long addr);
 void ksm_distill_show_stat(struct seq_file *m, struct ksm_distill_mm *dm);
+
+/*
+ * The distilling scanner's policy (mm/ksm_distill.c), as its walk
+ * (mm/ksm_distill_walk.c) calls it: which pages a round samples, and what
+ * the samples tell of their regions.
+ */
+void ksm_distill_round_start(void);
+bool ksm_distill_round_end(bool tree_lost);
+struct ksm_region *ksm_distill_region_enter(struct ksm_distill_mm *dm,
+					    unsigned long start,
+					    unsigned long end,
+					    unsigned long cookie);
+unsigned long ksm_distill_next_sample(struct ksm_distill_mm *dm,
+				      struct ksm_region *r,
+				      unsigned long addr, unsigned int *run);
+void ksm_distill_sampled(struct ksm_distill_mm *dm, struct ksm_region *r,
+			 unsigned long addr, unsigned int nr);
+void ksm_distill_mm_end(struct ksm_distill_mm *dm);
+void ksm_distill_examined(struct ksm_distill_mm *dm, struct ksm_region *r,
+			  bool was_merged, bool merged, u64 ns);
+void ksm_distill_partner_merged(struct ksm_distill_mm *dm,
+				unsigned long addr);
+bool ksm_distill_through(struct ksm_region *r);
+void ksm_distill_crossed(struct ksm_distill_mm *dm, struct ksm_region *r);
+bool ksm_distill_pass_merged(struct ksm_region *r);
+void ksm_distill_merged_slot(struct ksm_distill_mm *dm,
+			     struct ksm_region *r, unsigned long addr);
+void ksm_distill_charge(u64 ns);
+void ksm_distill_released(u64 ns);
+u64 ksm_distill_batch_sleep_ns(u64 busy_ns);
+u64 ksm_distill_idle_ns(void);
 #endif
 
 #endif /* __MM_KSM_DISTILL_H */

@@ -38,9 +38,9 @@ static struct ksm_region *distill_region;
  * count in the coverage, and a sample examines it, dropping what is stale
  * as the stock scanner's next visit does (and giving the child's mapping
  * its rmap_item), before full_scans can advance. After a COW break the
- * region's merged slots are not passed over (ops->pass_merged()) until a
- * coverage has examined them. Under ksm_thread_mutex, which keeps the
- * stable node; the page is only peeked at through the keyhole of
+ * region's merged slots are not passed over (ksm_distill_pass_merged())
+ * until a coverage has examined them. Under ksm_thread_mutex, which keeps
+ * the stable node; the page is only peeked at through the keyhole of
  * ksm_get_folio() (its mapping), with no reference taken: a page freed or
  * reused since fails that test.
  */
@@ -81,8 +81,7 @@ static bool distill_merge_settled(const struct ksm_rmap_item *rmap_item,
  * page (up to max_page_sharing of them, side by side in memory of identical
  * pages) is tested once, as of its first slot.
  */
-static unsigned long distill_pass_merged(const struct ksm_distill_ops *ops,
-					 struct ksm_mm_slot *mm_slot,
+static unsigned long distill_pass_merged(struct ksm_mm_slot *mm_slot,
 					 struct ksm_region *r,
 					 unsigned long addr, unsigned long end)
 {
@@ -90,7 +89,7 @@ static unsigned long distill_pass_merged(const struct ksm_distill_ops *ops,
 	struct ksm_rmap_item *rmap_item;
 	u64 domain;
 
-	if (!ops->pass_merged(r))
+	if (!ksm_distill_pass_merged(r))
 		return addr;
 	domain = mm_domain(mm_slot->slot.mm);
 	while (addr < end && (rmap_item = *ksm_scan.rmap_list) &&
@@ -100,11 +99,42 @@ static unsigned long distill_pass_merged(const struct ksm_distill_ops *ops,
 		distill_merge_settled(rmap_item, domain))) {
 		settled = rmap_item->head;
 		placement_count_remote(rmap_item, settled);
-		ops->merged_slot(slot_distill(mm_slot), r, addr);
+		ksm_distill_merged_slot(slot_distill(mm_slot), r, addr);
 		ksm_scan.rmap_list = &rmap_item->rmap_list;
 		addr += PAGE_SIZE;
 	}
 	return addr;
+}
+
+/*
+ * Move a cursor (@rmap_list, a link in an mm's rmap_item list) over the
+ * rmap_items below @addr: the scanner visits only some pages of a round and
+ * keeps the rmap_items it passes over. Those at or above @gap_start (the
+ * end of the last mergeable VMA walked) lie in no mergeable VMA any more
+ * and are freed. An unstable one stays in the unstable tree, which lives
+ * for a coverage, until the tree is reset; then it is forgotten. Returns
+ * the link of the first rmap_item at or above @addr.
+ */
+static struct ksm_rmap_item **
+skip_rmap_items(struct ksm_rmap_item **rmap_list, unsigned long addr,
+		unsigned long gap_start)
+{
+	struct ksm_rmap_item *rmap_item;
+
+	while ((rmap_item = *rmap_list) &&
+	       (rmap_item->address & PAGE_MASK) < addr) {
+		if ((rmap_item->address & PAGE_MASK) >= gap_start) {
+			*rmap_list = rmap_item->rmap_list;
+			remove_rmap_item_from_tree(rmap_item);
+			free_rmap_item(rmap_item);
+			continue;
+		}
+		if ((rmap_item->address & UNSTABLE_FLAG) &&
+		    unstable_age(rmap_item))
+			remove_rmap_item_from_tree(rmap_item);
+		rmap_list = &rmap_item->rmap_list;
+	}
+	return rmap_list;
 }
 
 /*
@@ -114,14 +144,13 @@ static unsigned long distill_pass_merged(const struct ksm_distill_ops *ops,
  * still holds counts in the coverage as if sampled, since examining it would
  * change nothing.
  */
-static void distill_skip_rmap_items(const struct ksm_distill_ops *ops,
-				    struct ksm_mm_slot *mm_slot,
+static void distill_skip_rmap_items(struct ksm_mm_slot *mm_slot,
 				    struct ksm_region *r, unsigned long addr)
 {
 	struct ksm_rmap_item **rmap_list = ksm_scan.rmap_list;
 	struct ksm_stable_node *intact = NULL;
 	struct ksm_rmap_item *rmap_item;
-	bool pass = ops->pass_merged(r);
+	bool pass = ksm_distill_pass_merged(r);
 	u64 domain = pass ? mm_domain(mm_slot->slot.mm) : 0;
 
 	while ((rmap_item = *rmap_list) &&
@@ -132,8 +161,9 @@ static void distill_skip_rmap_items(const struct ksm_distill_ops *ops,
 			    distill_merge_intact(rmap_item, domain)) {
 				intact = rmap_item->head;
 				placement_count_remote(rmap_item, intact);
-				ops->merged_slot(slot_distill(mm_slot), r,
-						 rmap_item->address & PAGE_MASK);
+				ksm_distill_merged_slot(slot_distill(mm_slot),
+							r, rmap_item->address &
+							PAGE_MASK);
 			}
 		} else if ((rmap_item->address & UNSTABLE_FLAG) &&
 			 unstable_age(rmap_item))
@@ -272,8 +302,7 @@ static void distill_links_alloc(struct ksm_region *r)
  * when the walk next meets them: a stretch, or a walk over all of them,
  * once in DISTILL_JUMP_RESETS unstable tree resets.
  */
-static void distill_walk_to(const struct ksm_distill_ops *ops,
-			    struct ksm_mm_slot *mm_slot, struct ksm_region *r,
+static void distill_walk_to(struct ksm_mm_slot *mm_slot, struct ksm_region *r,
 			    unsigned long addr)
 {
 	struct ksm_region_walk *w = &r->walk;
@@ -298,7 +327,7 @@ static void distill_walk_to(const struct ksm_distill_ops *ops,
 		w->jumped |= distill_link_jump(mm_slot, r, addr);
 	if (jump && tail && (r->stretch || plain))
 		w->jumped |= distill_jump(mm_slot, &w->tail, addr);
-	distill_skip_rmap_items(ops, mm_slot, r, addr);
+	distill_skip_rmap_items(mm_slot, r, addr);
 	if (!tail) {
 		if (plain)
 			distill_link_mark(mm_slot, r);
@@ -318,7 +347,7 @@ static void distill_walk_to(const struct ksm_distill_ops *ops,
 }
 
 /*
- * At the head of @r, merged through in its last round (ops->through()):
+ * At the head of @r, merged through in its last round (ksm_distill_through()):
  * move the cursor straight past its last rmap_item, as distill_walk_to()
  * does for a stretch, and within the same bound of unstable tree resets
  * since a walk last went over every rmap_item of it. Such a walk also
@@ -331,12 +360,11 @@ static void distill_walk_to(const struct ksm_distill_ops *ops,
  * rmap_items of every slot of a region merged through, and pay for it with
  * a budget sleep that holds up every level.
  */
-static bool distill_cross(const struct ksm_distill_ops *ops,
-			  struct ksm_mm_slot *mm_slot, struct ksm_region *r)
+static bool distill_cross(struct ksm_mm_slot *mm_slot, struct ksm_region *r)
 {
 	struct ksm_region_walk *w = &r->walk;
 
-	if (placement_wants_young() || !ops->through(r) ||
+	if (placement_wants_young() || !ksm_distill_through(r) ||
 	    ksm_scan.unstable_seqnr - w->aged >= DISTILL_JUMP_RESETS ||
 	    w->domain != mm_domain(mm_slot->slot.mm) ||
 	    !distill_jump(mm_slot, &w->tail, r->end))
@@ -344,7 +372,7 @@ static bool distill_cross(const struct ksm_distill_ops *ops,
 	w->round = ksm_scan.rounds;
 	w->began = ksm_scan.unstable_seqnr;
 	w->jumped = true;
-	ops->crossed(slot_distill(mm_slot), r);
+	ksm_distill_crossed(slot_distill(mm_slot), r);
 	return true;
 }
 
@@ -373,7 +401,7 @@ static void distill_forget_rmap_items(unsigned long end)
 
 /*
  * The distilling scanner's walk of one VMA, from ksm_scan.address: take the
- * pages this round samples next, in runs (ops->next_sample()), up to
+ * pages this round samples next, in runs (ksm_distill_next_sample()), up to
  * KSM_DISTILL_AHEAD of them into ksm_walk; the slots at the head of a run
  * that hold a settled merge are passed over (distill_pass_merged()), and a
  * run of such slots only is not walked. Return true when ksmd is to
@@ -385,7 +413,6 @@ static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
 			     struct vm_area_struct *vma,
 			     struct ksm_rmap_item **item, struct page **page)
 {
-	const struct ksm_distill_ops *ops = &ksm_distill_ops;
 	struct ksm_region *r;
 	bool oom = false;
 
@@ -400,7 +427,7 @@ static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
 		ksm_scan.rmap_list = skip_rmap_items(ksm_scan.rmap_list,
 						     vma->vm_start,
 						     distill_gap_start);
-		ops->released(local_clock() - released);
+		ksm_distill_released(local_clock() - released);
 		ksm_scan.address = vma->vm_start;
 	}
 	distill_gap_start = vma->vm_end;
@@ -409,10 +436,10 @@ static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
 		return false;
 	}
 	/* The anon_vma's address only tells mappings apart. */
-	r = ops->region_enter(slot_distill(mm_slot), vma->vm_start,
-			      vma->vm_end, (unsigned long)vma->anon_vma);
+	r = ksm_distill_region_enter(slot_distill(mm_slot), vma->vm_start,
+				     vma->vm_end, (unsigned long)vma->anon_vma);
 	if (r && ksm_scan.address == vma->vm_start &&
-	    distill_cross(ops, mm_slot, r)) {
+	    distill_cross(mm_slot, r)) {
 		ksm_scan.address = vma->vm_end;
 		return false;
 	}
@@ -435,10 +462,9 @@ static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
 							     addr, ULONG_MAX);
 			end = pmd_addr_end(addr, addr + run * PAGE_SIZE);
 		} else {
-			addr = ops->next_sample(slot_distill(mm_slot), r, addr,
-						&run);
-			distill_walk_to(ops, mm_slot, r,
-					min(addr, vma->vm_end));
+			addr = ksm_distill_next_sample(slot_distill(mm_slot),
+						       r, addr, &run);
+			distill_walk_to(mm_slot, r, min(addr, vma->vm_end));
 			end = addr + run * PAGE_SIZE;
 		}
 		if (addr >= vma->vm_end) {
@@ -448,10 +474,11 @@ static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
 		start = addr;
 		end = min(end, vma->vm_end);
 		if (r) {
-			addr = distill_pass_merged(ops, mm_slot, r, start, end);
+			addr = distill_pass_merged(mm_slot, r, start, end);
 			if (addr == end) {
-				ops->sampled(slot_distill(mm_slot), r, start,
-					     (end - start) >> PAGE_SHIFT);
+				ksm_distill_sampled(slot_distill(mm_slot), r,
+						    start, (end - start) >>
+						    PAGE_SHIFT);
 				distill_stretch_mark(r);
 				ksm_scan.address = end;
 				cond_resched();
@@ -494,8 +521,8 @@ static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
 		else if (!oom)
 			distill_forget_rmap_items(end);
 		if (r) {
-			ops->sampled(slot_distill(mm_slot), r, start,
-				     (end - start) >> PAGE_SHIFT);
+			ksm_distill_sampled(slot_distill(mm_slot), r, start,
+					    (end - start) >> PAGE_SHIFT);
 			distill_stretch_mark(r);
 		}
 		ksm_scan.address = end;
@@ -517,8 +544,8 @@ static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
 /*
  * One batch of the distilling scanner: examine pages for about
  * KSM_DISTILL_BATCH_NS, or until a round that found nothing to examine
- * (->idle_ns()), return how long to sleep to keep to the CPU share of the
- * levels examined, or through such rounds. pages_to_scan and
+ * (ksm_distill_idle_ns()), return how long to sleep to keep to the CPU share
+ * of the levels examined, or through such rounds. pages_to_scan and
  * sleep_millisecs are ignored.
  * The share is of ksmd's CPU time, not of the wall time the batch took:
  * waiting for an mmap lock or for a CPU costs no budget. ksmd's CPU time
@@ -528,7 +555,6 @@ static bool distill_scan_vma(struct ksm_mm_slot *mm_slot,
  */
 static u64 distill_batch(bool cont)
 {
-	const struct ksm_distill_ops *ops = &ksm_distill_ops;
 	u64 start = ktime_get_ns(), cpu = task_sched_runtime(current);
 	u64 now, last = start, idle = 0;
 	static u64 cpu_mark;
@@ -546,10 +572,10 @@ static u64 distill_batch(bool cont)
 		if (ksm_walk.next < ksm_walk.nr && !freezing(current))
 			continue;
 		now = ktime_get_ns();
-		ops->charge(now - last);
+		ksm_distill_charge(now - last);
 		last = now;
 		/* A round with nothing to examine: so would the next ones. */
-		idle = ops->idle_ns();
+		idle = ksm_distill_idle_ns();
 		if (idle || freezing(current) ||
 		    now - start >= KSM_DISTILL_BATCH_NS || !ksmd_should_run())
 			break;
@@ -557,12 +583,7 @@ static u64 distill_batch(bool cont)
 	cpu_mark = task_sched_runtime(current);
 	/* The walk is emptied at the batch's end. */
 	distill_region = NULL;
-	return max(ops->batch_sleep_ns(cpu_mark - cpu), idle);
-}
-
-static void distill_round_start(void)
-{
-	ksm_distill_ops.round_start();
+	return max(ksm_distill_batch_sleep_ns(cpu_mark - cpu), idle);
 }
 
 static void distill_mm_start(struct ksm_mm_slot *mm_slot)
@@ -581,20 +602,14 @@ static void distill_mm_end(struct ksm_mm_slot *mm_slot, bool exiting)
 		ksm_scan.rmap_list = skip_rmap_items(ksm_scan.rmap_list,
 						     ULONG_MAX,
 						     distill_gap_start);
-	ksm_distill_ops.mm_end(slot_distill(mm_slot));
-}
-
-static bool distill_round_end(bool tree_lost)
-{
-	return ksm_distill_ops.round_end(tree_lost);
+	ksm_distill_mm_end(slot_distill(mm_slot));
 }
 
 static void distill_examined(bool was_merged, bool merged, u64 ns)
 {
 	if (distill_region)
-		ksm_distill_ops.examined(slot_distill(ksm_scan.mm_slot),
-					 distill_region, was_merged, merged,
-					 ns);
+		ksm_distill_examined(slot_distill(ksm_scan.mm_slot),
+				     distill_region, was_merged, merged, ns);
 }
 
 /* The distilling state of @mm's mm_slot, or NULL; under ksm_mmlist_lock. */
@@ -618,14 +633,8 @@ static void distill_partner_merged(struct ksm_rmap_item *rmap_item)
 	spin_lock(&ksm_mmlist_lock);
 	dm = mm_distill(rmap_item->mm);
 	if (dm)
-		ksm_distill_ops.partner_merged(dm,
-					       rmap_item->address & PAGE_MASK);
+		ksm_distill_partner_merged(dm, rmap_item->address & PAGE_MASK);
 	spin_unlock(&ksm_mmlist_lock);
-}
-
-static void distill_released(u64 ns)
-{
-	ksm_distill_ops.released(ns);
 }
 
 /* A COW break counts against the page's region. */
@@ -656,13 +665,13 @@ void distill_show_stat(struct seq_file *m, struct mm_struct *mm)
 const struct ksm_scanner_ops ksm_distill_scanner = {
 	.first_sight = true,
 	.batch = distill_batch,
-	.round_start = distill_round_start,
+	.round_start = ksm_distill_round_start,
 	.mm_start = distill_mm_start,
 	.scan_vma = distill_scan_vma,
 	.mm_end = distill_mm_end,
-	.round_end = distill_round_end,
+	.round_end = ksm_distill_round_end,
 	.examined = distill_examined,
 	.partner_merged = distill_partner_merged,
-	.released = distill_released,
+	.released = ksm_distill_released,
 	.cow_break = distill_cow_break,
 };

@@ -10,6 +10,8 @@
 
 #include <linux/mm_types.h>
 #include <linux/rbtree.h>
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 #include "internal.h"
@@ -187,6 +189,89 @@ static_assert(MAX_NUMNODES <= 1 << 11);
 #define UNSTABLE_FLAG	0x100	/* is a node of the unstable tree */
 #define STABLE_FLAG	0x200	/* is listed from the stable tree */
 
+/*
+ * KSM's trees: for each, a flat array of roots, node index major, with
+ * ksm_nr_shards trees per node index (mm/ksm_tree_shards.c). Their shape
+ * changes under ksm_thread_mutex, with the stable trees empty
+ * (merge_across_nodes, and ksm_reshape() for the engine's knobs).
+ */
+extern struct rb_root one_stable_tree[1];
+extern struct rb_root *root_stable_tree;
+extern struct rb_root *root_unstable_tree;
+
+#ifdef CONFIG_KSM_ADAPTIVE
+extern unsigned int ksm_nr_shards;
+
+static inline unsigned int node_shard(struct ksm_stable_node *node)
+{
+	return node->shard;
+}
+
+static inline void set_node_shard(struct ksm_stable_node *node,
+				  unsigned int shard)
+{
+	node->shard = shard;
+}
+
+static inline unsigned int item_shard(struct ksm_rmap_item *rmap_item)
+{
+	return rmap_item->shard;
+}
+
+static inline void set_item_shard(struct ksm_rmap_item *rmap_item,
+				  unsigned int shard)
+{
+	rmap_item->shard = shard;
+}
+
+/* A lookup in the stable (0) or unstable (1) tree, or one compare of it. */
+static inline void tree_count(int tree, bool compare)
+{
+	ksm_tree_count(compare ? &ksm_tree_stats.compares[tree] :
+				 &ksm_tree_stats.lookups[tree]);
+}
+#else
+#define ksm_nr_shards	1U
+
+static inline unsigned int node_shard(struct ksm_stable_node *node)
+{
+	return 0;
+}
+
+static inline void set_node_shard(struct ksm_stable_node *node,
+				  unsigned int shard)
+{
+}
+
+static inline unsigned int item_shard(struct ksm_rmap_item *rmap_item)
+{
+	return 0;
+}
+
+static inline void set_item_shard(struct ksm_rmap_item *rmap_item,
+				  unsigned int shard)
+{
+}
+
+static inline void tree_count(int tree, bool compare)
+{
+}
+#endif
+
+/* The tree of node index @nid and shard @shard in the array @roots. */
+static inline struct rb_root *tree_root(struct rb_root *roots, int nid,
+					unsigned int shard)
+{
+	return roots + nid * ksm_nr_shards + shard;
+}
+
+/* The shard of a page of checksum @checksum. */
+static inline unsigned int checksum_shard(u32 checksum)
+{
+	return ksm_nr_shards > 1 ? ksm_tree_shard_of(checksum, ksm_nr_shards) :
+				   0;
+}
+
 #ifdef CONFIG_NUMA
 extern unsigned int ksm_merge_across_nodes;
 #else
@@ -325,10 +410,19 @@ static inline void domain_count_move(void)
 }
 #endif
 
-static inline int domain_cmp(u64 a, u64 b)
+#ifdef CONFIG_KSM_ADAPTIVE
+void ksm_adaptive_slot_init(struct ksm_mm_slot *mm_slot, struct mm_struct *mm);
+void ksm_adaptive_slot_free(struct ksm_mm_slot *mm_slot);
+#else
+static inline void ksm_adaptive_slot_init(struct ksm_mm_slot *mm_slot,
+					  struct mm_struct *mm)
 {
-	return a < b ? -1 : a > b;
 }
+
+static inline void ksm_adaptive_slot_free(struct ksm_mm_slot *mm_slot)
+{
+}
+#endif
 
 static inline struct ksm_distill_mm *slot_distill(struct ksm_mm_slot *mm_slot)
 {
@@ -343,9 +437,7 @@ static inline struct ksm_distill_mm *slot_distill(struct ksm_mm_slot *mm_slot)
 void free_rmap_item(struct ksm_rmap_item *rmap_item);
 unsigned char unstable_age(const struct ksm_rmap_item *rmap_item);
 void remove_rmap_item_from_tree(struct ksm_rmap_item *rmap_item);
-struct ksm_rmap_item **skip_rmap_items(struct ksm_rmap_item **rmap_list,
-				       unsigned long addr,
-				       unsigned long gap_start);
+bool should_skip_rmap_item(struct page *page, struct ksm_rmap_item *rmap_item);
 struct ksm_rmap_item *get_next_rmap_item(struct ksm_mm_slot *mm_slot,
 					 struct ksm_rmap_item **rmap_list,
 					 unsigned long addr);
@@ -360,14 +452,20 @@ unsigned int ksm_walk_pages(struct vm_area_struct *vma, unsigned long start,
 struct ksm_rmap_item *ksm_walk_next(struct page **page);
 void ksm_walk_drop(unsigned int i);
 int ksm_walk_refs(struct folio *folio);
+bool ksm_walk_stock(struct ksm_mm_slot *mm_slot, struct vm_area_struct *vma,
+		    struct ksm_rmap_item **item, struct page **page);
 struct ksm_mm_slot *ksm_mm_slot_lookup(struct mm_struct *mm);
 void unstable_trees_reset(void);
 void stable_trees_rekey(void);
+int ksm_reshape(int (*apply)(void *arg, bool check), void *arg,
+		bool merged_busy);
 
 /* mm/ksm_placement.c: placement on the merge paths; by ksmd */
 #ifdef CONFIG_KSM_ADAPTIVE
 void placement_count_remote(struct ksm_rmap_item *rmap_item,
 			    struct ksm_stable_node *stable_node);
+void placement_merged(struct ksm_rmap_item *rmap_item,
+		      struct ksm_stable_node *stable_node);
 void placement_uncount_remote(struct ksm_rmap_item *rmap_item);
 bool placement_wants_young(void);
 void placement_scan_start(void);
@@ -387,6 +485,11 @@ void placement_show_stat(struct seq_file *m, struct mm_struct *mm);
 #else
 static inline void placement_count_remote(struct ksm_rmap_item *rmap_item,
 					  struct ksm_stable_node *stable_node)
+{
+}
+
+static inline void placement_merged(struct ksm_rmap_item *rmap_item,
+				    struct ksm_stable_node *stable_node)
 {
 }
 
@@ -444,7 +547,49 @@ static inline void placement_migrate(struct folio *folio, int nid)
 }
 #endif
 
-/* mm/ksm_page_hash.c: the page hash on KSM's paths; by ksmd */
+/* What a page key's check says of a page visited (ksm_page_key_ops). */
+enum ksm_page_check {
+	KSM_PAGE_CHANGED,	/* not merged now: changed since the last visit */
+	KSM_PAGE_SEARCH,	/* merged if the trees hold its equal */
+	KSM_PAGE_FILE,		/* that, and filed in the unstable tree */
+};
+
+/**
+ * struct ksm_page_key_ops - how KSM tells pages apart before comparing them
+ * @check:	a page is visited (@first_sight: by a scanner that merges on
+ *		first sight): store its new checksum or key in
+ *		@rmap_item->oldchecksum (KSM's checksum, on first sight, only
+ *		when use_zero_pages or the shards need it), and say whether
+ *		it may merge now and be filed in the unstable tree
+ * @zero:	what @check stores for a page of zeroes
+ * @key:	the key of a page in the trees, which are then ordered by key
+ *		first and contents second: a page is compared only with pages
+ *		of its key, and may be merged with a KSM page of its key
+ *		without a compare before the merge's own; an unstable item's
+ *		key is its oldchecksum (optional: ordered by contents alone)
+ * @collision:	two pages of one key differ; the compare began at @t0
+ *		(ktime_get_ns()) (optional)
+ * @unstable_root: the unstable tree of node index @nid for pages of key
+ *		@key, or NULL for tree_root()'s; only without shards (optional)
+ *
+ * KSM's checksum is ksm_checksum_keys (mm/ksm.c), the adaptive page hash
+ * ksm_page_hash_keys (mm/ksm_page_hash_keys.c). The one in force changes
+ * only where the unstable trees are emptied, and the stable trees are
+ * re-keyed then (stable_trees_rekey()). By ksmd, under ksm_thread_mutex.
+ */
+struct ksm_page_key_ops {
+	enum ksm_page_check (*check)(struct page *page,
+				     struct ksm_rmap_item *rmap_item,
+				     bool first_sight);
+	const u32 *zero;
+	u32 (*key)(struct page *page);
+	void (*collision)(u64 t0, struct page *a, struct page *b);
+	struct rb_root *(*unstable_root)(int nid, u32 key);
+};
+
+extern const struct ksm_page_key_ops ksm_checksum_keys;
+
+/* mm/ksm_page_hash_keys.c: the page hash on KSM's paths; by ksmd */
 #ifdef CONFIG_KSM_ADAPTIVE
 /*
  * Unstable tree resets within a scan, at most: an item in the tree must
@@ -460,8 +605,8 @@ static inline void placement_migrate(struct folio *folio, int nid)
 	(2 * PAGE_HASH_PROBE_RESETS + 2 + DISTILL_JUMP_RESETS)
 static_assert(UNSTABLE_MAX_AGE < SEQNR_MASK);
 
-extern bool ksm_tree_keyed;
-extern u32 zero_key;
+/* The page key in force: ksm_checksum_keys or ksm_page_hash_keys. */
+extern const struct ksm_page_key_ops *ksm_page_keys;
 
 static inline u32 node_key(struct ksm_stable_node *node)
 {
@@ -473,17 +618,18 @@ static inline void set_node_key(struct ksm_stable_node *node, u32 key)
 	node->key = key;
 }
 
-u32 page_key(struct page *page);
-u32 page_key_check(struct page *page, u32 old, bool *same);
-void key_collision(u64 t0, struct page *a, struct page *b);
+struct ksm_stable_node *page_hash_hint(u64 domain, unsigned int shard, u32 key);
+void page_hash_hint_set(struct ksm_stable_node *dup, u64 domain,
+			unsigned int shard, u32 key);
+void page_hash_forget(struct ksm_stable_node *dup);
 bool page_hash_pending(void);
 void page_hash_round(void);
 bool page_hash_probe_round(void);
+void page_hash_unstable_reset(void);
 void page_hash_init(void);
 #else
-#define ksm_tree_keyed	false
 #define UNSTABLE_MAX_AGE	1
-#define zero_key	0U
+#define ksm_page_keys	(&ksm_checksum_keys)
 
 static inline u32 node_key(struct ksm_stable_node *node)
 {
@@ -494,17 +640,18 @@ static inline void set_node_key(struct ksm_stable_node *node, u32 key)
 {
 }
 
-static inline u32 page_key(struct page *page)
+static inline struct ksm_stable_node *page_hash_hint(u64 domain,
+						     unsigned int shard, u32 key)
 {
-	return 0;
+	return NULL;
 }
 
-static inline u32 page_key_check(struct page *page, u32 old, bool *same)
+static inline void page_hash_hint_set(struct ksm_stable_node *dup, u64 domain,
+				      unsigned int shard, u32 key)
 {
-	return 0;
 }
 
-static inline void key_collision(u64 t0, struct page *a, struct page *b)
+static inline void page_hash_forget(struct ksm_stable_node *dup)
 {
 }
 
@@ -522,10 +669,48 @@ static inline bool page_hash_probe_round(void)
 	return false;
 }
 
+static inline void page_hash_unstable_reset(void)
+{
+}
+
 static inline void page_hash_init(void)
 {
 }
 #endif
+
+/* The key of @page in the trees: 0 for all when they have none. */
+static inline u32 page_key(struct page *page)
+{
+	return ksm_page_keys->key ? ksm_page_keys->key(page) : 0;
+}
+
+/* The key of an unstable item, as page_key() was of its page. */
+static inline u32 item_key(struct ksm_rmap_item *rmap_item)
+{
+	return ksm_page_keys->key ? rmap_item->oldchecksum : 0;
+}
+
+/* Order of two pages by (merge domain, key), before their contents. */
+static inline int domain_key_cmp(u64 domain, u32 key, u64 node_domain,
+				 u32 node_key)
+{
+	if (domain != node_domain)
+		return domain < node_domain ? -1 : 1;
+	return key < node_key ? -1 : key > node_key;
+}
+
+/* When a compare of pages of one key begins, if a collision is timed. */
+static inline u64 key_clock(void)
+{
+	return ksm_page_keys->collision ? ktime_get_ns() : 0;
+}
+
+/* Pages @a and @b of one key differ: the compare began at @t0. */
+static inline void key_collision(u64 t0, struct page *a, struct page *b)
+{
+	if (ksm_page_keys->collision)
+		ksm_page_keys->collision(t0, a, b);
+}
 
 /**
  * struct ksm_scanner_ops - a scanner: which pages ksmd examines, and when
@@ -588,12 +773,15 @@ extern const struct ksm_scanner_ops ksm_stock_scanner;
 void ksm_do_scan(unsigned int scan_npages);
 int ksmd_should_run(void);
 
+/*
+ * The scanner in force, and how it changes: ksm_set_scanner() returns -EBUSY
+ * for an unpaced one while the advisor is on.
+ */
+extern const struct ksm_scanner_ops *ksm_scanner;
+int ksm_set_scanner(const struct ksm_scanner_ops *scanner);
+
 #ifdef CONFIG_KSM_ADAPTIVE
 extern const struct ksm_scanner_ops ksm_distill_scanner;
-
-/* Under ksm_thread_mutex; -EBUSY for an unpaced one beside the advisor. */
-const struct ksm_scanner_ops *ksm_get_scanner(void);
-int ksm_set_scanner(const struct ksm_scanner_ops *scanner);
 
 /* mm/ksm_distill_walk.c: an mm's line in /proc/<pid>/ksm_stat */
 void distill_show_stat(struct seq_file *m, struct mm_struct *mm);

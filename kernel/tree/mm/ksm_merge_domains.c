@@ -38,7 +38,7 @@
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 
-#include "ksm_adaptive.h"
+#include "ksm_internal.h"
 
 int ksm_merge_domains __read_mostly;
 unsigned long ksm_merge_domain_moves;
@@ -103,6 +103,36 @@ static u64 __ksm_mm_domain(struct mm_struct *mm, int mode)
 u64 ksm_mm_domain(struct mm_struct *mm)
 {
 	return __ksm_mm_domain(mm, READ_ONCE(ksm_merge_domains));
+}
+
+static int merge_domains_apply(void *arg, bool check)
+{
+	int mode = *(int *)arg;
+
+	if (check)
+		return mode == ksm_merge_domains;
+	WRITE_ONCE(ksm_merge_domains, mode);
+	return 0;
+}
+
+/**
+ * ksm_set_merge_domains() - choose what a merge domain is
+ * @mode:	a merge domain mode
+ *
+ * Like merge_across_nodes, only while nothing is merged: the stable trees,
+ * keyed by domain first, must be empty. The unstable trees are dropped
+ * (rebuilt by the scan).
+ *
+ * Return: 0, -EOPNOTSUPP when the kernel cannot tell @mode's domains, or
+ * -EBUSY while pages are merged.
+ */
+int ksm_set_merge_domains(int mode)
+{
+	int err = ksm_domains_supported(mode);
+
+	if (err)
+		return err;
+	return ksm_reshape(merge_domains_apply, &mode, true);
 }
 
 #include "tests/ksm_merge_domains-kunit.h"

@@ -10,6 +10,7 @@
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <trace/events/ksm.h>
 
 #include "ksm_internal.h"
@@ -28,9 +29,20 @@
  * PAGE_HASH_PROBE_ROUND_TIME has passed (page_hash_probe_round()). All of
  * this is ksmd's, under ksm_thread_mutex.
  */
-bool ksm_tree_keyed;
+static bool page_hash_keyed;
 static unsigned int ksm_page_hash_cur = KSM_PAGE_HASH_FULL / 2;
-u32 zero_key;
+static u32 zero_key;
+const struct ksm_page_key_ops *ksm_page_keys = &ksm_checksum_keys;
+
+/*
+ * Under hash-keyed trees and one shard, a node index's unstable tree is
+ * split by the top UNSTABLE_KEY_BITS bits of the key into as many trees:
+ * the same order, (key, contents), with its top levels turned into an
+ * index, so that a lookup walks that many fewer nodes. Allocated at boot;
+ * without it, the trees stay whole.
+ */
+#define UNSTABLE_KEY_BITS	10
+static struct rb_root *unstable_key_roots;
 
 /*
  * Pages a sampling round of the hash keys while its strength is probed;
@@ -72,16 +84,11 @@ static int ksm_page_hash_restart;
 static u32 ksm_page_hash_ps_per_word __ro_after_init = 1;
 struct ksm_page_hash_stats ksm_page_hash_stats;
 
-/**
- * page_key() - the key of a page in hash-keyed trees
- * @page:	the page
- *
- * The page's hash at the strength in force, counted in the hash's sampling
- * round. ksmd only.
- *
- * Return: the key of @page in hash-keyed trees.
+/*
+ * The key of a page in hash-keyed trees: its hash at the strength in force,
+ * counted in the hash's sampling round.
  */
-u32 page_key(struct page *page)
+static u32 page_hash_key(struct page *page)
 {
 	void *addr = kmap_local_page(page);
 	u32 key = ksm_page_hash(addr, ksm_page_hash_cur);
@@ -91,12 +98,7 @@ u32 page_key(struct page *page)
 	return key;
 }
 
-/**
- * page_key_check() - the key of a page, and whether the page changed
- * @page:	the page visited
- * @old:	the key its last visit took (its rmap_item's oldchecksum)
- * @same:	out: whether @page is unchanged since that visit
- *
+/*
  * The key of @page, and in @same whether it is unchanged since the visit
  * that took @old. That visit was made in the scan before (the stock
  * scanner visits each page once a scan), at one of the strengths in
@@ -105,11 +107,9 @@ u32 page_key(struct page *page)
  * a new rmap_item's oldchecksum is) counts as unchanged, so that it can
  * be merged on first sight, and so does one whose strength was lost from
  * page_hash_recent[]; a page whose last key was taken longer ago counts as
- * changed, and waits a visit for the unstable tree. ksmd only.
- *
- * Return: the key of @page at the strength in force.
+ * changed, and waits a visit for the unstable tree.
  */
-u32 page_key_check(struct page *page, u32 old, bool *same)
+static u32 page_hash_key_check(struct page *page, u32 old, bool *same)
 {
 	void *addr = kmap_local_page(page);
 	u32 state = ksm_page_hash_state(addr, ksm_page_hash_cur);
@@ -131,21 +131,15 @@ u32 page_key_check(struct page *page, u32 old, bool *same)
 	return key;
 }
 
-/**
- * key_collision() - count a key collision of a tree lookup
- * @t0:		when (ktime_get_ns()) the lookup met the equal key
- * @a:		the page looked up
- * @b:		the tree's page of equal key
- *
+/*
  * A lookup met an equal key over the other contents of @b, at a cost since
  * @t0. Only a collision of pages equal in the words the strength reads is
  * the strength's penalty: a higher one would have told them apart. Others
  * are the chance collisions of any 32-bit hash over many pages (about
  * pages^2 / 2^33 pairs), as likely at every strength. Every collision is
  * counted in ksm_page_hash_stats; the penalties in the sampling round.
- * ksmd only.
  */
-void key_collision(u64 t0, struct page *a, struct page *b)
+static void page_hash_collision(u64 t0, struct page *a, struct page *b)
 {
 	void *pa = kmap_local_page(a), *pb = kmap_local_page(b);
 	bool weak = ksm_page_hash_read_equal(pa, pb, ksm_page_hash_cur);
@@ -159,6 +153,109 @@ void key_collision(u64 t0, struct page *a, struct page *b)
 	ksm_page_hash_round.penalty_ns += ktime_get_ns() - t0;
 }
 
+/* The key is taken at every visit: a changed page still searches. */
+static enum ksm_page_check page_hash_check(struct page *page,
+					   struct ksm_rmap_item *rmap_item,
+					   bool first_sight)
+{
+	bool same;
+
+	rmap_item->oldchecksum = page_hash_key_check(page, rmap_item->oldchecksum,
+						     &same);
+	return same || first_sight ? KSM_PAGE_FILE : KSM_PAGE_SEARCH;
+}
+
+static struct rb_root *page_hash_unstable_root(int nid, u32 key)
+{
+	if (!unstable_key_roots)
+		return NULL;
+	return unstable_key_roots + (nid << UNSTABLE_KEY_BITS) +
+	       (key >> (32 - UNSTABLE_KEY_BITS));
+}
+
+/**
+ * page_hash_unstable_reset() - empty the unstable trees split by key
+ *
+ * With the unstable trees (unstable_trees_reset()), whatever the page key
+ * in force. Under ksm_thread_mutex.
+ */
+void page_hash_unstable_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; unstable_key_roots && i < nr_node_ids << UNSTABLE_KEY_BITS;
+	     i++)
+		unstable_key_roots[i] = RB_ROOT;
+}
+
+static const struct ksm_page_key_ops ksm_page_hash_keys = {
+	.check = page_hash_check,
+	.zero = &zero_key,
+	.key = page_hash_key,
+	.collision = page_hash_collision,
+	.unstable_root = page_hash_unstable_root,
+};
+
+/*
+ * The KSM page the last page merged into under hash-keyed trees, with that
+ * page's merge domain, key and shard: the next page of the same key tries
+ * it before it searches the stable tree (a dense region's pages come one
+ * after the other). A hint only: the compare after write-protect decides
+ * the merge. Set only within a scan batch: forgotten at the end of each
+ * batch, before ksmd lets go of ksm_thread_mutex, when the keys change, and
+ * when its stable node is freed within one. Frees outside a batch (run=2, memory offlining)
+ * find it forgotten already.
+ */
+static struct {
+	struct ksm_stable_node *dup;
+	u64 domain;
+	u32 key;
+	unsigned int shard;
+} page_hash_last;
+
+/**
+ * page_hash_hint() - the KSM page a page of a key may merge into first
+ * @domain:	the page's merge domain
+ * @shard:	the shard of its stable tree
+ * @key:	its key
+ *
+ * Return: the stable node the last page of @key merged into, if of @domain
+ * and @shard, or NULL.
+ */
+struct ksm_stable_node *page_hash_hint(u64 domain, unsigned int shard, u32 key)
+{
+	if (page_hash_last.key != key || page_hash_last.shard != shard ||
+	    page_hash_last.domain != domain)
+		return NULL;
+	return page_hash_last.dup;
+}
+
+/**
+ * page_hash_hint_set() - a page merged into a KSM page on its key
+ * @dup:	the KSM page's stable node
+ * @domain:	the page's merge domain
+ * @shard:	the shard of its stable tree
+ * @key:	its key
+ */
+void page_hash_hint_set(struct ksm_stable_node *dup, u64 domain,
+			unsigned int shard, u32 key)
+{
+	page_hash_last.dup = dup;
+	page_hash_last.domain = domain;
+	page_hash_last.key = key;
+	page_hash_last.shard = shard;
+}
+
+/**
+ * page_hash_forget() - forget the hint of a stable node
+ * @dup:	a stable node being freed, or NULL at the end of a batch
+ */
+void page_hash_forget(struct ksm_stable_node *dup)
+{
+	if (!dup || dup == page_hash_last.dup)
+		page_hash_last.dup = NULL;
+}
+
 /**
  * page_hash_pending() - whether the page_hash knob waits to be taken
  *
@@ -169,7 +266,7 @@ bool page_hash_pending(void)
 {
 	return READ_ONCE(ksm_page_hash_restart) ||
 	       (READ_ONCE(ksm_page_hash_mode) == KSM_PAGE_HASH_ADAPTIVE) !=
-	       ksm_tree_keyed;
+	       page_hash_keyed;
 }
 
 /* Take keys at @strength from now on, newest of page_hash_recent[]. */
@@ -205,7 +302,7 @@ static void page_hash_round_restart(void)
 /* Put @keyed and @strength into force, re-keying the stable trees. */
 static void page_hash_set(bool keyed, unsigned int strength)
 {
-	if (keyed && !ksm_tree_keyed) {
+	if (keyed && !page_hash_keyed) {
 		/* No page has a key yet. */
 		page_hash_recent[0] = strength;
 		page_hash_nr_recent = 1;
@@ -215,7 +312,10 @@ static void page_hash_set(bool keyed, unsigned int strength)
 	} else {
 		page_hash_recent_push(strength);
 	}
-	ksm_tree_keyed = keyed;
+	page_hash_keyed = keyed;
+	ksm_page_keys = keyed ? &ksm_page_hash_keys : &ksm_checksum_keys;
+	/* A key of the old strength may equal one of the new. */
+	page_hash_forget(NULL);
 	ksm_page_hash_cur = strength;
 	zero_key = ksm_page_hash(page_address(ZERO_PAGE(0)), strength);
 	stable_trees_rekey();
@@ -257,7 +357,7 @@ void page_hash_round(void)
 	bool keyed = READ_ONCE(ksm_page_hash_mode) == KSM_PAGE_HASH_ADAPTIVE;
 	unsigned int strength = ksm_page_hash_cur;
 
-	if (keyed && ksm_tree_keyed && !restart) {
+	if (keyed && page_hash_keyed && !restart) {
 		strength = page_hash_adapt();
 	} else if (keyed) {
 		ksm_page_hash_adapt_init(&ksm_page_hash_adapt, ksm_page_hash_ps_per_word);
@@ -270,7 +370,7 @@ void page_hash_round(void)
 	page_hash_lost = page_hash_lost_scan;
 	page_hash_lost_scan = false;
 	page_hash_scan_resets = 0;
-	if (keyed == ksm_tree_keyed && (!keyed || strength == ksm_page_hash_cur))
+	if (keyed == page_hash_keyed && (!keyed || strength == ksm_page_hash_cur))
 		return;
 	page_hash_set(keyed, strength);
 }
@@ -308,7 +408,7 @@ bool page_hash_probe_round(void)
 {
 	unsigned int strength;
 
-	if (!ksm_tree_keyed || ksm_page_hash_adapt.state == KSM_PAGE_HASH_STABLE ||
+	if (!page_hash_keyed || ksm_page_hash_adapt.state == KSM_PAGE_HASH_STABLE ||
 	    ksm_page_hash_round.pages < PAGE_HASH_PROBE_QUIET_PAGES ||
 	    page_hash_scan_resets >= PAGE_HASH_PROBE_RESETS || page_hash_pending())
 		return false;
@@ -372,7 +472,7 @@ int ksm_set_page_hash(int mode)
  */
 unsigned int ksm_get_page_hash_strength(void)
 {
-	return READ_ONCE(ksm_tree_keyed) ? READ_ONCE(ksm_page_hash_cur) : 0;
+	return READ_ONCE(page_hash_keyed) ? READ_ONCE(ksm_page_hash_cur) : 0;
 }
 
 /**
@@ -385,4 +485,6 @@ void __init page_hash_init(void)
 {
 	ksm_page_hash_init();
 	ksm_page_hash_ps_per_word = ksm_page_hash_calibrate();
+	unstable_key_roots = kvcalloc(nr_node_ids << UNSTABLE_KEY_BITS,
+				      sizeof(*unstable_key_roots), GFP_KERNEL);
 }

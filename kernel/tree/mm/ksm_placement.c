@@ -142,31 +142,57 @@ static bool priority_move_to_joiner(const struct ksm_placement_cand *j,
 	return placement_draw(rnd, num, den);
 }
 
+/* KSM's own choice: the page the scan met first stays, nothing moves. */
+static bool scan_order_keep_tree_page(struct ksm_placement_state *s,
+				      const struct ksm_placement_cand *a,
+				      const struct ksm_placement_cand *b,
+				      u32 rnd, enum ksm_placement_reason *why)
+{
+	*why = KSM_PLACEMENT_R_SCAN_ORDER;
+	return false;
+}
+
+static bool scan_order_move_to_joiner(const struct ksm_placement_cand *j,
+				      const struct ksm_placement_sharers *sh,
+				      u32 rnd, enum ksm_placement_reason *why)
+{
+	*why = KSM_PLACEMENT_R_SCAN_ORDER;
+	return false;
+}
+
 static const struct ksm_placement_ops placement_policies[KSM_NR_PLACEMENTS] = {
+	[KSM_PLACEMENT_SCAN_ORDER] = {
+		.keep_tree_page = scan_order_keep_tree_page,
+		.move_to_joiner = scan_order_move_to_joiner,
+	},
 	[KSM_PLACEMENT_FAIR] = {
+		.hotness = true,
+		.sharers = true,
+		.follow = true,
 		.keep_tree_page = fair_keep_tree_page,
 		.move_to_joiner = fair_move_to_joiner,
 	},
 	[KSM_PLACEMENT_PRIORITY] = {
+		.hotness = true,
+		.sharers = true,
+		.nice = true,
 		.keep_tree_page = priority_keep_tree_page,
 		.move_to_joiner = priority_move_to_joiner,
 	},
 };
 
-/* The policy in force, NULL for KSM's scan order. */
+/* The policy in force. */
 static const struct ksm_placement_ops *ksm_placement_policy(void)
 {
-	int p = READ_ONCE(ksm_placement);
-
-	return p == KSM_PLACEMENT_SCAN_ORDER ? NULL : &placement_policies[p];
+	return &placement_policies[READ_ONCE(ksm_placement)];
 }
 
 /**
  * ksm_placement_set() - set the placement policy
  * @placement:	the policy (KSM_PLACEMENT_SCAN_ORDER, _FAIR or _PRIORITY)
  *
- * The store of the placement mode knob. The merge paths read the policy at
- * each decision.
+ * The store of the placement mode knob. The merge paths read the policy once
+ * a decision.
  *
  * Return: 0, or -EINVAL when @placement is no policy.
  */
@@ -180,6 +206,7 @@ int ksm_placement_set(int placement)
 
 /**
  * ksm_placement_keep_tree_page() - choose the copy kept by an unstable merge
+ * @ops:	the policy in force
  * @a:		the page being scanned
  * @b:		the page found in the unstable tree, on another node
  * @why:	set to the reason of the choice
@@ -188,19 +215,18 @@ int ksm_placement_set(int placement)
  *
  * Return: true to keep @b, false to keep @a (KSM's choice).
  */
-static bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
+static bool ksm_placement_keep_tree_page(const struct ksm_placement_ops *ops,
+					 const struct ksm_placement_cand *a,
 					 const struct ksm_placement_cand *b,
 					 enum ksm_placement_reason *why)
 {
-	const struct ksm_placement_ops *ops = ksm_placement_policy();
-
-	*why = KSM_PLACEMENT_R_SCAN_ORDER;
-	return ops && ops->keep_tree_page(&placement_state, a, b,
-					  get_random_u32(), why);
+	return ops->keep_tree_page(&placement_state, a, b, get_random_u32(),
+				   why);
 }
 
 /**
  * ksm_placement_move_to_joiner() - whether a KSM page follows a page joining it
+ * @ops:	the policy in force
  * @j:		the joining page, on another node than the KSM page
  * @sh:		the KSM page's sharers
  * @why:	set to the reason of the choice
@@ -209,14 +235,12 @@ static bool ksm_placement_keep_tree_page(const struct ksm_placement_cand *a,
  *
  * Return: true to migrate the KSM page to @j's node.
  */
-static bool ksm_placement_move_to_joiner(const struct ksm_placement_cand *j,
+static bool ksm_placement_move_to_joiner(const struct ksm_placement_ops *ops,
+					 const struct ksm_placement_cand *j,
 					 const struct ksm_placement_sharers *sh,
 					 enum ksm_placement_reason *why)
 {
-	const struct ksm_placement_ops *ops = ksm_placement_policy();
-
-	*why = KSM_PLACEMENT_R_SCAN_ORDER;
-	return ops && ops->move_to_joiner(j, sh, get_random_u32(), why);
+	return ops->move_to_joiner(j, sh, get_random_u32(), why);
 }
 
 /**
@@ -354,6 +378,23 @@ put:
  * policies above need to know of a KSM page's sharers, and the moves they
  * decide. By ksmd, under ksm_thread_mutex.
  */
+
+/**
+ * placement_merged() - a page merged into a KSM page
+ * @rmap_item:	the page's rmap_item, now in @stable_node's list
+ * @stable_node: the KSM page's stable node
+ *
+ * Counted remote if the KSM page is off its home node; the merge may have
+ * mapped the KSM page young, so the accessed bit gives no signal at the
+ * next visit.
+ */
+void placement_merged(struct ksm_rmap_item *rmap_item,
+		      struct ksm_stable_node *stable_node)
+{
+	rmap_item->tested = 0;
+	placement_count_remote(rmap_item, stable_node);
+}
+
 /**
  * placement_count_remote() - count a merged page remote or local
  * @rmap_item:	a merged rmap_item of @stable_node
@@ -413,8 +454,7 @@ void placement_uncount_remote(struct ksm_rmap_item *rmap_item)
  */
 bool placement_wants_young(void)
 {
-	return READ_ONCE(ksm_placement) != KSM_PLACEMENT_SCAN_ORDER &&
-	       ksm_merge_across_nodes;
+	return ksm_placement_policy()->hotness && ksm_merge_across_nodes;
 }
 
 /* snice of @mm's process, as last refreshed; under ksm_mmlist_lock. */
@@ -443,7 +483,7 @@ void placement_scan_start(void)
 	struct mm_struct *mm;
 
 	ksm_placement_scan_start();
-	if (READ_ONCE(ksm_placement) != KSM_PLACEMENT_PRIORITY)
+	if (!ksm_placement_policy()->nice)
 		return;
 	rcu_read_lock();
 	for_each_process(p) {
@@ -519,6 +559,7 @@ bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item,
 {
 	struct ksm_placement_cand a = { .nid = page_to_nid(page) };
 	struct ksm_placement_cand b = { .nid = page_to_nid(tree_page) };
+	const struct ksm_placement_ops *ops = ksm_placement_policy();
 	enum ksm_placement_reason reason;
 	bool keep;
 
@@ -530,13 +571,13 @@ bool placement_keep_tree_page(struct ksm_rmap_item *rmap_item,
 		a.hot = rmap_item->hot;
 		b.hot = tree_rmap_item->hot;
 	}
-	if (READ_ONCE(ksm_placement) == KSM_PLACEMENT_PRIORITY) {
+	if (ops->nice) {
 		spin_lock(&ksm_mmlist_lock);
 		a.snice = mm_snice(rmap_item->mm);
 		b.snice = mm_snice(tree_rmap_item->mm);
 		spin_unlock(&ksm_mmlist_lock);
 	}
-	keep = ksm_placement_keep_tree_page(&a, &b, &reason);
+	keep = ksm_placement_keep_tree_page(ops, &a, &b, &reason);
 	*why = reason;
 	trace_ksm_placement(keep ? b.nid : a.nid, keep ? a.nid : b.nid,
 			    reason, 0, false);
@@ -598,7 +639,7 @@ int placement_join(struct ksm_rmap_item *joiner,
 {
 	struct ksm_placement_sharers sh = { .kept_nid = page_to_nid(kpage) };
 	struct ksm_placement_cand j = { .nid = joiner->home_nid };
-	int placement = READ_ONCE(ksm_placement);
+	const struct ksm_placement_ops *ops = ksm_placement_policy();
 	enum ksm_placement_reason why;
 	struct ksm_rmap_item *ri;
 	nodemask_t nodes;
@@ -606,13 +647,8 @@ int placement_join(struct ksm_rmap_item *joiner,
 
 	if (!ksm_merge_across_nodes || j.nid == sh.kept_nid)
 		return NUMA_NO_NODE;
-	/* KSM's own choice needs no look at the sharers. */
-	if (placement == KSM_PLACEMENT_SCAN_ORDER) {
-		ksm_placement_count(KSM_PLACEMENT_R_SCAN_ORDER);
-		trace_ksm_placement(sh.kept_nid, j.nid,
-				    KSM_PLACEMENT_R_SCAN_ORDER, 1, false);
-		return NUMA_NO_NODE;
-	}
+	if (!ops->sharers)
+		goto decide;
 	nodes_clear(nodes);
 	j.hot = item_hot(joiner);
 	hlist_for_each_entry(ri, &stable_node->hlist, hlist) {
@@ -625,9 +661,10 @@ int placement_join(struct ksm_rmap_item *joiner,
 	sh.joiner_new = !node_isset(j.nid, nodes);
 	node_set(j.nid, nodes);
 	sh.nr_nodes = nodes_weight(nodes);
-	if (placement == KSM_PLACEMENT_PRIORITY)
+	if (ops->nice)
 		placement_sum_snice(joiner, stable_node, &j, &sh);
-	move = ksm_placement_move_to_joiner(&j, &sh, &why);
+decide:
+	move = ksm_placement_move_to_joiner(ops, &j, &sh, &why);
 	ksm_placement_count(why);
 	trace_ksm_placement(sh.kept_nid, j.nid, why, 1, move);
 	return move ? j.nid : NUMA_NO_NODE;
@@ -665,9 +702,9 @@ void placement_revisit(struct ksm_rmap_item *rmap_item,
 	struct ksm_rmap_item *ri;
 
 	placement_count_remote(rmap_item, stable_node);
-	if (READ_ONCE(ksm_placement) != KSM_PLACEMENT_FAIR ||
-	    !ksm_merge_across_nodes || !item_hot(rmap_item) ||
-	    rmap_item->home_nid == kept || !trylock_page(page))
+	if (!ksm_placement_policy()->follow || !ksm_merge_across_nodes ||
+	    !item_hot(rmap_item) || rmap_item->home_nid == kept ||
+	    !trylock_page(page))
 		return;
 	/* The rmap_items of a stable node change under its page's lock. */
 	if (page_stable_node(page) != stable_node) {

@@ -79,6 +79,11 @@ struct ksm_placement_state {
 
 /**
  * struct ksm_placement_ops - a placement policy
+ * @hotness:		its choices read whether pages were accessed lately
+ * @sharers:		@move_to_joiner reads the KSM page's sharers
+ * @nice:		its choices read the processes' nice values
+ * @follow:		a KSM page follows a hot sharer on another node when
+ *			no sharer on its own node is hot (placement_revisit())
  * @keep_tree_page:	two unmerged pages on different nodes are merged:
  *			return true to keep @b (the unstable tree's page)
  *			and free @a (the page being scanned), false for the
@@ -87,9 +92,14 @@ struct ksm_placement_state {
  *			migrate the KSM page to @j's node
  *
  * @rnd is a uniform random number for the policies that draw. Each sets
- * *@why to the reason of its decision.
+ * *@why to the reason of its decision. KSM's own choice, the copy of the
+ * page that the scan met first, is the scan order policy.
  */
 struct ksm_placement_ops {
+	bool hotness;
+	bool sharers;
+	bool nice;
+	bool follow;
 	bool (*keep_tree_page)(struct ksm_placement_state *s,
 			       const struct ksm_placement_cand *a,
 			       const struct ksm_placement_cand *b, u32 rnd,

@@ -358,3 +358,80 @@ void ksm_walk_drop(unsigned int i)
 		put_page(w->page[j]);
 	w->nr = i;
 }
+
+/**
+ * ksm_walk_stock() - the stock scanner's walk of a VMA
+ * @mm_slot:	the mm_slot of @vma's mm
+ * @vma:	a mergeable VMA, its mm's mmap lock held for read
+ * @item:	out: the rmap_item of the first page taken
+ * @page:	out: that page, referenced
+ *
+ * Every page from ksm_scan.address on, a run of them from one page table at
+ * a time (ksm_walk.limit at most), each with its rmap_item; smart_scan
+ * passes over those that did not merge lately (should_skip_rmap_item()).
+ * &ksm_scanner_ops.scan_vma of ksm_stock_scanner.
+ *
+ * Return: true with the first page taken, false when @vma has none left.
+ */
+bool ksm_walk_stock(struct ksm_mm_slot *mm_slot, struct vm_area_struct *vma,
+		    struct ksm_rmap_item **item, struct page **page)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct ksm_rmap_item *rmap_item;
+
+	if (ksm_scan.address < vma->vm_start)
+		ksm_scan.address = vma->vm_start;
+	if (!vma->anon_vma)
+		ksm_scan.address = vma->vm_end;
+
+	while (ksm_scan.address < vma->vm_end) {
+		struct ksm_walk *w = &ksm_walk;
+		unsigned int i, nr, queued = 0;
+		bool oom = false;
+
+		if (ksm_test_exit(mm))
+			break;
+
+		ksm_walk_reset();
+		nr = ksm_walk_pages(vma, ksm_scan.address, vma->vm_end,
+				    ksm_walk.limit);
+		if (!nr) {
+			ksm_scan.address = vma->vm_end;
+			break;
+		}
+		for (i = 0; i < nr; i++) {
+			struct page *tmp_page = w->page[i];
+			unsigned long addr = w->addr[i];
+
+			flush_anon_page(vma, tmp_page, addr);
+			flush_dcache_page(tmp_page);
+			rmap_item = get_next_rmap_item(mm_slot,
+						       ksm_scan.rmap_list, addr);
+			if (!rmap_item) {
+				/* The rest is walked again. */
+				for (oom = true; i < nr; i++)
+					put_page(w->page[i]);
+				break;
+			}
+			ksm_scan.rmap_list = &rmap_item->rmap_list;
+			ksm_scan.address = addr + PAGE_SIZE;
+			placement_visit(rmap_item, tmp_page,
+					test_bit(i, &w->young));
+			if (should_skip_rmap_item(tmp_page, rmap_item)) {
+				put_page(tmp_page);
+				continue;
+			}
+			w->page[queued] = tmp_page;
+			w->item[queued++] = rmap_item;
+		}
+		w->nr = queued;
+		w->next = 0;
+		/* NULL if out of memory with nothing queued. */
+		if (queued || oom) {
+			*item = ksm_walk_next(page);
+			return true;
+		}
+		cond_resched();
+	}
+	return false;
+}

@@ -314,10 +314,10 @@ static int walk_runs(struct ksm_region *r, unsigned int run,
 
 	while (n < max) {
 		got = run;
-		addr = distill_next_sample(&dm, r, addr, &got);
+		addr = ksm_distill_next_sample(&dm, r, addr, &got);
 		if (addr >= r->end)
 			break;
-		distill_sampled(&dm, r, addr, got);
+		ksm_distill_sampled(&dm, r, addr, got);
 		if (len)
 			len[n] = got;
 		out[n++] = (addr - r->start) >> PAGE_SHIFT;
@@ -440,16 +440,16 @@ static void ksm_distill_run_test(struct kunit *test)
 	 */
 	r.cursor = 40;
 	len[0] = 8;
-	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	addr = ksm_distill_next_sample(&dm, &r, r.start, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, r.start + 40 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, len[0], 8U);
 	len[0] = 8;
-	KUNIT_EXPECT_EQ(test, distill_next_sample(&dm, &r, r.start, &len[0]),
+	KUNIT_EXPECT_EQ(test, ksm_distill_next_sample(&dm, &r, r.start, &len[0]),
 			addr);
-	distill_sampled(&dm, &r, addr, 1);
+	ksm_distill_sampled(&dm, &r, addr, 1);
 	KUNIT_EXPECT_EQ(test, r.nr_covered, 7UL);
 	len[0] = 8;
-	addr = distill_next_sample(&dm, &r, addr + PAGE_SIZE, &len[0]);
+	addr = ksm_distill_next_sample(&dm, &r, addr + PAGE_SIZE, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, r.start + 44 * PAGE_SIZE);
 
 	/*
@@ -461,11 +461,11 @@ static void ksm_distill_run_test(struct kunit *test)
 	r.level = 0;
 	r.cursor = 24;
 	len[0] = 64;
-	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	addr = ksm_distill_next_sample(&dm, &r, r.start, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, r.start + 24 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, len[0], min(DISTILL_RUN_LOW, 40U));
 	len[0] = 16;
-	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	addr = ksm_distill_next_sample(&dm, &r, r.start, &len[0]);
 	KUNIT_EXPECT_EQ(test, len[0], min(DISTILL_RUN_LOW, 16U));
 	/* In one page table of 128 free slots, the run stops at the cap. */
 	bitmap_zero(map, 128);
@@ -474,7 +474,7 @@ static void ksm_distill_run_test(struct kunit *test)
 	r.end = 128 * PAGE_SIZE;
 	r.cursor = 0;
 	len[0] = 2 * DISTILL_RUN_LOW;
-	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	addr = ksm_distill_next_sample(&dm, &r, r.start, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, 0UL);
 	KUNIT_EXPECT_EQ(test, len[0], DISTILL_RUN_LOW);
 	ds.th.life_ms = life;
@@ -647,14 +647,14 @@ static void ksm_distill_probe_test(struct kunit *test)
 	 * level's share when examined, though the probe samples no more.
 	 */
 	r.probe_sampled = KSM_DISTILL_PROBE_PAGES - 2;
-	distill_sampled(&dm, &r, r.start, 1);
-	distill_sampled(&dm, &r, r.start + 32 * PAGE_SIZE, 1);
+	ksm_distill_sampled(&dm, &r, r.start, 1);
+	ksm_distill_sampled(&dm, &r, r.start + 32 * PAGE_SIZE, 1);
 	KUNIT_EXPECT_FALSE(test, region_probe_sampling(&r));
 	KUNIT_EXPECT_EQ(test, region_interval(&r), 61UL);
 	KUNIT_EXPECT_EQ(test, r.probe_unpaid, 2U);
-	distill_examined(&dm, &r, false, false, 1000);
+	ksm_distill_examined(&dm, &r, false, false, 1000);
 	KUNIT_EXPECT_EQ(test, ds.last_level, 3U);
-	distill_examined(&dm, &r, false, false, 1000);
+	ksm_distill_examined(&dm, &r, false, false, 1000);
 	KUNIT_EXPECT_EQ(test, ds.last_level, 3U);
 	KUNIT_EXPECT_EQ(test, ds.batch[3], batch + 2);
 	KUNIT_EXPECT_EQ(test, region_charge_level(&r), 0U);
@@ -667,8 +667,8 @@ static void ksm_distill_probe_test(struct kunit *test)
 	INIT_LIST_HEAD(&dm.regions);
 	list_add(&r.list, &dm.regions);
 	r.seen = ds.round;
-	KUNIT_EXPECT_PTR_EQ(test, distill_region_enter(&dm, r.start, r.end,
-						       r.cookie), &r);
+	KUNIT_EXPECT_PTR_EQ(test, ksm_distill_region_enter(&dm, r.start, r.end,
+							   r.cookie), &r);
 	list_del(&r.list);
 	KUNIT_EXPECT_EQ(test, r.probe_unpaid, 0U);
 	KUNIT_EXPECT_TRUE(test, r.probing);
@@ -762,12 +762,12 @@ static void ksm_distill_stretch_test(struct kunit *test)
 	/* A stretch that meets the region's end leaves the cursor there. */
 	r.quota = 32;
 	len[0] = 32;
-	addr = distill_next_sample(&dm, &r, r.start, &len[0]);
+	addr = ksm_distill_next_sample(&dm, &r, r.start, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, r.start + 61 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, len[0], 3U);
-	distill_sampled(&dm, &r, addr, 3);
+	ksm_distill_sampled(&dm, &r, addr, 3);
 	len[0] = 32;
-	addr = distill_next_sample(&dm, &r, addr + 3 * PAGE_SIZE, &len[0]);
+	addr = ksm_distill_next_sample(&dm, &r, addr + 3 * PAGE_SIZE, &len[0]);
 	KUNIT_EXPECT_EQ(test, addr, r.end);
 	KUNIT_EXPECT_EQ(test, r.cursor, 64UL);
 	KUNIT_EXPECT_EQ(test, r.quota, 29UL);
@@ -830,7 +830,7 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	gen = atomic_long_read(&distill_broken_gen);
 	ksm_distill_cow(&dm, r.start + PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&distill_broken_gen), gen + 1);
-	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
+	KUNIT_EXPECT_FALSE(test, ksm_distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, ds.epoch, 5UL);
 
 	/* ...and the next one passes over the region again, keeping it open. */
@@ -849,7 +849,7 @@ static void ksm_distill_reopen_test(struct kunit *test)
 	region_cover(&r, 0);
 	region_cover(&r, 1);
 	KUNIT_EXPECT_EQ(test, ds.uncovered, 0UL);
-	KUNIT_EXPECT_TRUE(test, distill_round_end(false));
+	KUNIT_EXPECT_TRUE(test, ksm_distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, ds.epoch, 6UL);
 
 	/* In the next coverage, a break reopens it again. */
@@ -876,16 +876,16 @@ static void ksm_distill_tree_lost_test(struct kunit *test)
 	ds.uncovered = 0;
 	ds.broken_gen = atomic_long_read(&distill_broken_gen);
 
-	KUNIT_EXPECT_FALSE(test, distill_round_end(true));
+	KUNIT_EXPECT_FALSE(test, ksm_distill_round_end(true));
 	KUNIT_EXPECT_EQ(test, ds.epoch, 6UL);
 	KUNIT_EXPECT_EQ(test, ds.epoch_round, 11UL);
 	/* Still open: lost or not, nothing is counted. */
 	ds.uncovered = 1;
-	KUNIT_EXPECT_FALSE(test, distill_round_end(true));
-	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
+	KUNIT_EXPECT_FALSE(test, ksm_distill_round_end(true));
+	KUNIT_EXPECT_FALSE(test, ksm_distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, ds.epoch, 7UL);
 	ds.uncovered = 0;
-	KUNIT_EXPECT_TRUE(test, distill_round_end(false));
+	KUNIT_EXPECT_TRUE(test, ksm_distill_round_end(false));
 	KUNIT_EXPECT_EQ(test, ds.epoch, 8UL);
 
 	ds_restore(saved);
@@ -924,16 +924,16 @@ static void ksm_distill_idle_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, walk_samples(&r, got, 4), 0);
 	KUNIT_EXPECT_TRUE(test, ds.young);
-	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
-	ns = distill_idle_ns();
+	KUNIT_EXPECT_FALSE(test, ksm_distill_round_end(false));
+	ns = ksm_distill_idle_ns();
 	KUNIT_EXPECT_GT(test, ns, 0ULL);
 	KUNIT_EXPECT_LE(test, ns, jiffies_to_nsecs(most));
-	KUNIT_EXPECT_EQ(test, distill_idle_ns(), 0ULL);
+	KUNIT_EXPECT_EQ(test, ksm_distill_idle_ns(), 0ULL);
 
 	/* A round that examined a page goes on. */
 	ksm_distill_stats.sampled++;
-	KUNIT_EXPECT_FALSE(test, distill_round_end(false));
-	KUNIT_EXPECT_EQ(test, distill_idle_ns(), 0ULL);
+	KUNIT_EXPECT_FALSE(test, ksm_distill_round_end(false));
+	KUNIT_EXPECT_EQ(test, ksm_distill_idle_ns(), 0ULL);
 
 	ds_restore(saved);
 }
@@ -966,7 +966,7 @@ static void ksm_distill_charge_test(struct kunit *test)
 
 	/* From a sample of level 0 to one of level 3: level 3's. */
 	charge_stretch(0, 3);
-	distill_charge(100);
+	ksm_distill_charge(100);
 	KUNIT_EXPECT_EQ(test, ds.charged[3], 100ULL);
 	KUNIT_EXPECT_EQ(test, ds.charge_from, 3U);
 
@@ -976,7 +976,7 @@ static void ksm_distill_charge_test(struct kunit *test)
 	 */
 	charge_stretch(0, 0);
 	region_walked(&r);
-	distill_charge(200);
+	ksm_distill_charge(200);
 	KUNIT_EXPECT_EQ(test, ds.charged[3], 300ULL);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 0ULL);
 	KUNIT_EXPECT_EQ(test, ds.walk_level, 0U);
@@ -985,34 +985,34 @@ static void ksm_distill_charge_test(struct kunit *test)
 	r.level = 0;
 	charge_stretch(0, 0);
 	region_walked(&r);
-	distill_charge(50);
+	ksm_distill_charge(50);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 50ULL);
 
 	/* No sample at its end: the tail of the stretch before... */
 	ds.charge_from = 2;
-	distill_charge(10);
+	ksm_distill_charge(10);
 	KUNIT_EXPECT_EQ(test, ds.charged[2], 10ULL);
 	KUNIT_EXPECT_EQ(test, ds.charge_from, 0U);
 	/* ...then an empty round is the lowest level's... */
 	region_walked(&r);
-	distill_charge(20);
+	ksm_distill_charge(20);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 70ULL);
 	/* ...unless it passed over enough merged slots of a region above... */
 	r.level = 1;
 	region_walked(&r);
-	distill_charge(40);
+	ksm_distill_charge(40);
 	KUNIT_EXPECT_EQ(test, ds.charged[1], 40ULL);
 	/* ...but too few to judge it on say nothing: the lowest level's. */
 	r.ksm_seen = KSM_DISTILL_EVIDENCE - 1;
 	region_walked(&r);
-	distill_charge(30);
+	ksm_distill_charge(30);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 100ULL);
 	KUNIT_EXPECT_EQ(test, ds.charged[1], 40ULL);
 	/* A small region: all of it found merged is enough. */
 	r.end = 4 * PAGE_SIZE;
 	r.ksm_seen = 4;
 	region_walked(&r);
-	distill_charge(5);
+	ksm_distill_charge(5);
 	KUNIT_EXPECT_EQ(test, ds.charged[1], 45ULL);
 
 	/*
@@ -1022,22 +1022,22 @@ static void ksm_distill_charge_test(struct kunit *test)
 	memset(ds.charged, 0, sizeof(ds.charged));
 	ds.nr_levels = 4;
 	charge_stretch(0, 0);
-	distill_released(60);
-	distill_released(10);
-	distill_charge(100);
+	ksm_distill_released(60);
+	ksm_distill_released(10);
+	ksm_distill_charge(100);
 	KUNIT_EXPECT_EQ(test, ds.charged[3], 70ULL);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 30ULL);
 	KUNIT_EXPECT_EQ(test, ds.released_ns, 0ULL);
 	ds.stretch_sampled = true;
-	distill_released(500);
-	distill_charge(100);
+	ksm_distill_released(500);
+	ksm_distill_charge(100);
 	KUNIT_EXPECT_EQ(test, ds.charged[3], 170ULL);
 	KUNIT_EXPECT_EQ(test, ds.charged[0], 30ULL);
 	KUNIT_EXPECT_EQ(test, ds.released_ns, 0ULL);
 	/* With two levels, the top is level 1. */
 	ds.nr_levels = 2;
-	distill_released(5);
-	distill_charge(5);
+	ksm_distill_released(5);
+	ksm_distill_charge(5);
 	KUNIT_EXPECT_EQ(test, ds.charged[1], 5ULL);
 
 	ds_restore(saved);
@@ -1080,15 +1080,15 @@ static void ksm_distill_through_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ksm_region_through(&rr));
 
 	/* Not when sampled in a stretch this round, nor after a COW break. */
-	KUNIT_EXPECT_TRUE(test, distill_through(&r));
+	KUNIT_EXPECT_TRUE(test, ksm_distill_through(&r));
 	r.stretch = true;
-	KUNIT_EXPECT_FALSE(test, distill_through(&r));
+	KUNIT_EXPECT_FALSE(test, ksm_distill_through(&r));
 	r.stretch = false;
 	r.cow = 1;
-	KUNIT_EXPECT_FALSE(test, distill_through(&r));
+	KUNIT_EXPECT_FALSE(test, ksm_distill_through(&r));
 	r.cow = 0;
 	r.through = false;
-	KUNIT_EXPECT_FALSE(test, distill_through(&r));
+	KUNIT_EXPECT_FALSE(test, ksm_distill_through(&r));
 
 	saved = ds_save(test);
 	ds.epoch = 9;
@@ -1096,7 +1096,7 @@ static void ksm_distill_through_test(struct kunit *test)
 	ds.walk_level = 0;
 	r.level = 2;
 	r.ksm_seen = 0;
-	distill_crossed(&dm, &r);
+	ksm_distill_crossed(&dm, &r);
 	KUNIT_EXPECT_EQ(test, r.ksm_seen, 64UL);
 	KUNIT_EXPECT_EQ(test, r.nr_covered, 64UL);
 	KUNIT_EXPECT_TRUE(test, bitmap_full(map, 64));

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Write the mailable series to build/series/: kernel/series/*.patch applied
+# on `base` in build/series-tree (a worktree of the build tree), then
+# `git format-patch --cover-letter` with the cover text of
+# kernel/series/cover-letter (first line the subject, the rest the body).
+#
+# kernel/series/ holds the engine as a reviewer reads it, one idea a patch,
+# the engine's new files in the patch that introduces them;
+# `make series-check` builds it patch by patch and checks that its tip is the
+# tree `make test` builds.
+source "$(dirname "$0")/lib.sh"
+
+SERIES=$TOP/kernel/series
+OUT=$BUILD/series
+TREE=$BUILD/series-tree
+
+[ -d "$SRC/.git" ] || die "no build tree at $SRC: run 'make prepare' first"
+[ -f "$SERIES/cover-letter" ] || die "kernel/series/cover-letter missing"
+
+# series_tree: build/series-tree at base with kernel/series applied.
+series_tree() {
+	local p
+	if [ ! -e "$TREE/.git" ]; then
+		rm -rf "$TREE"
+		git -C "$SRC" worktree prune
+		git -C "$SRC" worktree add -q --detach "$TREE" base
+	fi
+	git -C "$TREE" am --abort >/dev/null 2>&1 || true
+	git -C "$TREE" reset -q --hard base
+	git -C "$TREE" clean -qfdx
+	for p in $(find "$SERIES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort); do
+		git -C "$TREE" am -q --keep-cr "$p" >/dev/null 2>"$BUILD/am.err" || {
+			git -C "$TREE" am --abort >/dev/null 2>&1 || true
+			sed 's/^/    /' "$BUILD/am.err" >&2
+			die "kernel/series/$(basename "$p") does not apply"
+		}
+	done
+}
+
+# Sourced by series-check.sh for series_tree only.
+[ "${SERIES_LIB:-}" = 1 ] && return 0
+
+series_tree
+rm -rf "$OUT" && mkdir -p "$OUT"
+git -C "$TREE" format-patch -q --cover-letter --numbered --zero-commit \
+	--no-signature -o "$OUT" base..HEAD
+cover=$OUT/0000-cover-letter.patch
+subject=$(head -n1 "$SERIES/cover-letter")
+python3 - "$cover" "$subject" "$SERIES/cover-letter" <<'EOF'
+import sys
+path, subject, body_file = sys.argv[1:4]
+body = open(body_file).read().split("\n", 1)[1].strip("\n")
+text = open(path).read()
+text = text.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", body)
+open(path, "w").write(text)
+EOF
+n=$(find "$OUT" -maxdepth 1 -name '*.patch' ! -name '0000-*' | wc -l)
+log "wrote a cover letter and $n patch(es) to build/series/"
