@@ -12,7 +12,7 @@ WINDOW ?= 60
 SOAK_MIN ?= 30
 
 .PHONY: bench baseline bench-check demo all deps prepare kernel kernel-release kernel-upstream guest test test-only soak variants \
-	export-patches checkpatch selftest clean distclean help
+	export-patches series series-check checkpatch selftest clean distclean help
 
 all: test
 
@@ -27,6 +27,8 @@ help:
 	@echo "make variants        build with CONFIG_KSM_ADAPTIVE=n and with CONFIG_NUMA=n"
 	@echo "make kernel-upstream build the tree at base, no patch (build/obj-upstream): the bench's upstream baseline"
 	@echo "make export-patches  export build/linux commits since 'base' to kernel/patches"
+	@echo "make series          the mailable series (cover letter + kernel/series) in build/series"
+	@echo "make series-check    apply kernel/series patch by patch, build each with the engine on and off, KUnit at the tip"
 	@echo "make checkpatch      checkpatch.pl over kernel/patches and kernel/tree"
 
 deps:
@@ -78,6 +80,12 @@ variants: prepare
 
 export-patches:
 	@bash $(H)/export-patches.sh
+
+series: prepare
+	@bash $(H)/series.sh
+
+series-check: prepare guest
+	@bash $(H)/series-check.sh
 
 checkpatch: prepare
 	@bash $(H)/checkpatch.sh

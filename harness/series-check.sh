@@ -10,15 +10,13 @@
 #   - KUnit at the tip: the engine-on kernel boots with every suite of
 #     tests/manifest.
 # Not part of `make test`; run it whenever the series changes.
-source "$(dirname "$0")/lib.sh"
+SERIES_LIB=1 source "$(dirname "$0")/series.sh"
 
-SERIES=$TOP/kernel/series
-TREE=$BUILD/series-tree
 CHECKPATCH_IGNORE=FILE_PATH_CHANGES
 
 [ -d "$SRC/.git" ] || die "no build tree at $SRC: run 'make prepare' first"
 [ -f "$BUILD/initramfs.cpio.gz" ] || die "no guest initramfs: run 'make guest' first"
-mapfile -t patches < <(find "$SERIES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort)
+mapfile -t patches < <(series_patches)
 [ "${#patches[@]}" -gt 0 ] || die "no patch in kernel/series/"
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
@@ -59,24 +57,13 @@ build() {
 }
 
 start=$(date +%s)
-if [ ! -e "$TREE/.git" ]; then
-	rm -rf "$TREE"
-	git -C "$SRC" worktree prune
-	git -C "$SRC" worktree add -q --detach "$TREE" base
-fi
-git -C "$TREE" am --abort >/dev/null 2>&1 || true
-git -C "$TREE" reset -q --hard base
-git -C "$TREE" clean -qfdx
+series_reset
 
 i=0
 for p in "${patches[@]}"; do
 	i=$((i + 1))
 	name=$(basename "$p")
-	git -C "$TREE" am -q --keep-cr "$p" >/dev/null 2>"$BUILD/am.err" || {
-		git -C "$TREE" am --abort >/dev/null 2>&1 || true
-		sed 's/^/    /' "$BUILD/am.err" >&2
-		die "$name does not apply"
-	}
+	series_am "$p"
 	out=$("$TREE/scripts/checkpatch.pl" --strict --no-tree --show-types \
 		--ignore "$CHECKPATCH_IGNORE" --color=never "$p" 2>&1 || true)
 	errors=$(printf '%s\n' "$out" | grep -c '^ERROR:' || true)

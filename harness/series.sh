@@ -17,9 +17,8 @@ TREE=$BUILD/series-tree
 [ -d "$SRC/.git" ] || die "no build tree at $SRC: run 'make prepare' first"
 [ -f "$SERIES/cover-letter" ] || die "kernel/series/cover-letter missing"
 
-# series_tree: build/series-tree at base with kernel/series applied.
-series_tree() {
-	local p
+# series_reset: build/series-tree, a worktree of the build tree, at base.
+series_reset() {
 	if [ ! -e "$TREE/.git" ]; then
 		rm -rf "$TREE"
 		git -C "$SRC" worktree prune
@@ -28,19 +27,26 @@ series_tree() {
 	git -C "$TREE" am --abort >/dev/null 2>&1 || true
 	git -C "$TREE" reset -q --hard base
 	git -C "$TREE" clean -qfdx
-	for p in $(find "$SERIES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort); do
-		git -C "$TREE" am -q --keep-cr "$p" >/dev/null 2>"$BUILD/am.err" || {
-			git -C "$TREE" am --abort >/dev/null 2>&1 || true
-			sed 's/^/    /' "$BUILD/am.err" >&2
-			die "kernel/series/$(basename "$p") does not apply"
-		}
-	done
 }
 
-# Sourced by series-check.sh for series_tree only.
+# series_am PATCH: apply one patch of the series on build/series-tree.
+series_am() {
+	git -C "$TREE" am -q --keep-cr "$1" >/dev/null 2>"$BUILD/am.err" || {
+		git -C "$TREE" am --abort >/dev/null 2>&1 || true
+		sed 's/^/    /' "$BUILD/am.err" >&2
+		die "kernel/series/$(basename "$1") does not apply"
+	}
+}
+
+series_patches() {
+	find "$SERIES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort
+}
+
+# series-check.sh sources this file for the functions above.
 [ "${SERIES_LIB:-}" = 1 ] && return 0
 
-series_tree
+series_reset
+for p in $(series_patches); do series_am "$p"; done
 rm -rf "$OUT" && mkdir -p "$OUT"
 git -C "$TREE" format-patch -q --cover-letter --numbered --zero-commit \
 	--no-signature -o "$OUT" base..HEAD

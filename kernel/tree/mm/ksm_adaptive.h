@@ -13,8 +13,8 @@
  * @names:	the mode names, indexed by mode number
  * @nr:		number of entries in @names
  *
- * Shown as "stock [distill]" (the current mode in brackets), as the THP knobs
- * are; written as one name, with an optional trailing newline.
+ * Shown as the mode names, the current one in brackets ("a [b] c"), as the
+ * THP knobs are; written as one name, with an optional trailing newline.
  */
 struct ksm_choice {
 	const char * const *names;

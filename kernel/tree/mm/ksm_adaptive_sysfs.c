@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The adaptive KSM engine's knobs and statistics under /sys/kernel/mm/ksm/:
- * the scanner, the full-system scan and the tree shards beside KSM's own
- * knobs, and each other feature's mode, tunables and statistics in a
- * directory named after it (distill/, placement/, page_hash/,
- * merge_domains/, and trees/ for the trees' lookups). One value per file.
- * Documented in
- * Documentation/ABI/testing/sysfs-kernel-mm-ksm-adaptive.
+ * the mode switches beside KSM's own knobs, and each feature's tunables and
+ * statistics in a directory named after it (trees/ for the lookups of KSM's
+ * trees). One value per file.
  *
  * A write that does not parse or is out of range returns -EINVAL and
  * changes nothing.

@@ -200,6 +200,19 @@ extern struct rb_root *root_stable_tree;
 extern struct rb_root *root_unstable_tree;
 
 #ifdef CONFIG_KSM_ADAPTIVE
+/* A lookup in the stable (0) or unstable (1) tree, or one compare of it. */
+static inline void tree_count(int tree, bool compare)
+{
+	ksm_tree_count(compare ? &ksm_tree_stats.compares[tree] :
+				 &ksm_tree_stats.lookups[tree]);
+}
+#else
+static inline void tree_count(int tree, bool compare)
+{
+}
+#endif
+
+#ifdef CONFIG_KSM_ADAPTIVE
 extern unsigned int ksm_nr_shards;
 
 static inline unsigned int node_shard(struct ksm_stable_node *node)
@@ -223,13 +236,6 @@ static inline void set_item_shard(struct ksm_rmap_item *rmap_item,
 {
 	rmap_item->shard = shard;
 }
-
-/* A lookup in the stable (0) or unstable (1) tree, or one compare of it. */
-static inline void tree_count(int tree, bool compare)
-{
-	ksm_tree_count(compare ? &ksm_tree_stats.compares[tree] :
-				 &ksm_tree_stats.lookups[tree]);
-}
 #else
 #define ksm_nr_shards	1U
 
@@ -250,10 +256,6 @@ static inline unsigned int item_shard(struct ksm_rmap_item *rmap_item)
 
 static inline void set_item_shard(struct ksm_rmap_item *rmap_item,
 				  unsigned int shard)
-{
-}
-
-static inline void tree_count(int tree, bool compare)
 {
 }
 #endif
