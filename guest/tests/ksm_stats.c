@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KSM's statistics keep their documented meaning under every scanner and
- * page hash, read when a full scan has ended (full_scans moved).
+ * page hash, read when a full scan has ended (full_scans moved), with ksmd
+ * stopped (run=0) so that they are of one state.
  *
  * Two processes map NPAGES pages of one content each (2 * NPAGES - 1
  * sharers of one KSM page: pages_shared 1, pages_sharing 2 * NPAGES - 1);
@@ -79,6 +80,12 @@ static bool run(const char *scanner, const char *hash)
 		msleep(100);
 	bad = ask(&ch[0], 'w');
 	ok = ksm_wait_full_scans(3, 300);
+	/*
+	 * ksmd stopped between two batches (the write waits for the one in
+	 * progress), so that the four counters are of one state: a page
+	 * being examined is out of every tree for a moment.
+	 */
+	ksm_set("run", 0);
 	shared = ksm_get("pages_shared");
 	sharing = ksm_get("pages_sharing");
 	unshared = ksm_get("pages_unshared");
