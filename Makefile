@@ -27,9 +27,9 @@ help:
 	@echo "make variants        build with CONFIG_KSM_ADAPTIVE=n and with CONFIG_NUMA=n"
 	@echo "make kernel-upstream build the tree at base, no patch (build/obj-upstream): the bench's upstream baseline"
 	@echo "make export-patches  export build/linux commits since 'base' to kernel/patches"
-	@echo "make series          the mailable series (cover letter + kernel/series) in build/series"
-	@echo "make series-check    apply kernel/series patch by patch, build each with the engine on and off, KUnit at the tip"
-	@echo "make checkpatch      checkpatch.pl over kernel/patches and kernel/tree"
+	@echo "make series          the mailable series (kernel/cover-letter + kernel/patches) in build/series"
+	@echo "make series-check    apply kernel/patches patch by patch, build each with the engine on and off, KUnit at the tip"
+	@echo "make checkpatch      checkpatch.pl over kernel/patches"
 
 deps:
 	@bash $(H)/deps.sh

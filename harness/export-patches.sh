@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Export the build tree's commits since `base` to kernel/patches/, the only
-# way upstream-file edits reach the project. Our own files (linked from
-# kernel/tree/) are never part of the series.
+# Export the build tree's commits since `base` to kernel/patches/: the series,
+# one idea a patch, our new files in the patch that introduces them. A fix to
+# an earlier patch is committed with `git commit --fixup=<commit>` and folded
+# (`git rebase -i --autosquash base`) before it is exported.
 source "$(dirname "$0")/lib.sh"
 
 PATCHES=$TOP/kernel/patches
@@ -10,9 +11,9 @@ if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
 	git -C "$SRC" status --short --untracked-files=no >&2
 	die "$SRC has uncommitted edits: commit them there first"
 fi
-linked=$(git -C "$SRC" diff --name-only base..HEAD | while read -r f; do
-	if [ -e "$TOP/kernel/tree/$f" ]; then echo "$f"; fi; done)
-[ -z "$linked" ] || die "commits since base touch files of kernel/tree/: $linked"
+fixups=$(git -C "$SRC" log --format='%h %s' base..HEAD | grep -E '^[0-9a-f]+ (fixup|squash|amend)! ' || true)
+[ -z "$fixups" ] || die "fold these into the patches they fix first (git -C $SRC rebase -i --autosquash base):
+$fixups"
 
 tmp=$(mktemp -d)
 git -C "$SRC" format-patch -q --no-numbered --zero-commit --no-signature \

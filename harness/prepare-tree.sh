@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make $SRC the kernel tree we build: Debian's linux-source-6.12 as a git tree
-# tagged `base`, our new files from kernel/tree/ linked in, and the series in
-# kernel/patches/ applied in order as commits.
+# tagged `base`, and the series in kernel/patches/ (our new files included in
+# the patches that introduce them) applied in order as commits.
 #
 # Reuses an existing tree. Work a developer has in the tree (uncommitted
 # edits, or commits not yet exported) is never thrown away: the script warns
@@ -9,7 +9,6 @@
 source "$(dirname "$0")/lib.sh"
 
 PATCHES=${PATCHES:-$TOP/kernel/patches}
-OURS=$TOP/kernel/tree
 
 series_id() {
 	( cd "$PATCHES" && find . -maxdepth 1 -name '*.patch' | LC_ALL=C sort |
@@ -31,24 +30,6 @@ apply_series() {
 		n=$((n + 1))
 	done
 	log "applied $n patch(es) from kernel/patches"
-}
-
-link_ours() {
-	local f rel dst
-	# Drop links to files that left kernel/tree/.
-	find "$SRC" -type l -lname "$OURS/*" 2>/dev/null | while read -r dst; do
-		[ -e "$dst" ] || { rm -f "$dst"; log "unlinked stale $dst"; }
-	done
-	( cd "$OURS" && find . -type f ! -name '*~' | sed 's|^\./||' | LC_ALL=C sort ) |
-	while read -r rel; do
-		dst=$SRC/$rel
-		if [ -e "$dst" ] && [ ! -L "$dst" ]; then
-			die "kernel/tree/$rel would hide an upstream file: change upstream files with a patch"
-		fi
-		mkdir -p "$(dirname "$dst")"
-		ln -sfn "$OURS/$rel" "$dst"
-		grep -qxF "/$rel" "$EXCLUDE" 2>/dev/null || echo "/$rel" >>"$EXCLUDE"
-	done
 }
 
 extract() {
@@ -80,8 +61,6 @@ mkdir -p "$BUILD"
 }
 # Works in a worktree of the build tree too (harness/selftest.py uses one).
 STAMP=$(git -C "$SRC" rev-parse --path-format=absolute --git-path ksm-series)
-EXCLUDE=$(git -C "$SRC" rev-parse --path-format=absolute --git-path info/exclude)
-mkdir -p "$(dirname "$EXCLUDE")"
 
 want=$(series_id)
 read -r had_series had_head 2>/dev/null <"$STAMP" || { had_series=none; had_head=none; }
@@ -104,4 +83,3 @@ else
 	apply_series "$SRC"
 	echo "$want $(git -C "$SRC" rev-parse HEAD)" >"$STAMP"
 fi
-link_ours

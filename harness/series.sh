@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Write the mailable series to build/series/: kernel/series/*.patch applied
+# Write the mailable series to build/series/: kernel/patches/*.patch applied
 # on `base` in build/series-tree (a worktree of the build tree), then
 # `git format-patch --cover-letter` with the cover text of
-# kernel/series/cover-letter (first line the subject, the rest the body).
+# kernel/cover-letter (first line the subject, the rest the body).
 #
-# kernel/series/ holds the engine as a reviewer reads it, one idea a patch,
-# the engine's new files in the patch that introduces them;
-# `make series-check` builds it patch by patch and checks that its tip is the
-# tree `make test` builds.
+# kernel/patches/ holds the engine as a reviewer reads it, one idea a patch,
+# the engine's new files in the patch that introduces them; it is also what
+# `make prepare` applies. `make series-check` builds it patch by patch.
 source "$(dirname "$0")/lib.sh"
 
-SERIES=$TOP/kernel/series
+SERIES=$TOP/kernel/patches
+COVER=$TOP/kernel/cover-letter
 OUT=$BUILD/series
 TREE=$BUILD/series-tree
 
 [ -d "$SRC/.git" ] || die "no build tree at $SRC: run 'make prepare' first"
-[ -f "$SERIES/cover-letter" ] || die "kernel/series/cover-letter missing"
+[ -f "$COVER" ] || die "kernel/cover-letter missing"
 
 # series_reset: build/series-tree, a worktree of the build tree, at base.
 series_reset() {
@@ -34,7 +34,7 @@ series_am() {
 	git -C "$TREE" am -q --keep-cr "$1" >/dev/null 2>"$BUILD/am.err" || {
 		git -C "$TREE" am --abort >/dev/null 2>&1 || true
 		sed 's/^/    /' "$BUILD/am.err" >&2
-		die "kernel/series/$(basename "$1") does not apply"
+		die "kernel/patches/$(basename "$1") does not apply"
 	}
 }
 
@@ -51,8 +51,8 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 git -C "$TREE" format-patch -q --cover-letter --numbered --zero-commit \
 	--no-signature -o "$OUT" base..HEAD
 cover=$OUT/0000-cover-letter.patch
-subject=$(head -n1 "$SERIES/cover-letter")
-python3 - "$cover" "$subject" "$SERIES/cover-letter" <<'EOF'
+subject=$(head -n1 "$COVER")
+python3 - "$cover" "$subject" "$COVER" <<'EOF'
 import sys
 path, subject, body_file = sys.argv[1:4]
 body = open(body_file).read().split("\n", 1)[1].strip("\n")
