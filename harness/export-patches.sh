@@ -11,6 +11,17 @@ if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
 	git -C "$SRC" status --short --untracked-files=no >&2
 	die "$SRC has uncommitted edits: commit them there first"
 fi
+untracked=$(git -C "$SRC" status --porcelain --untracked-files=all | sed -n 's/^?? //p')
+[ -z "$untracked" ] || die "$SRC has files git does not track: add them to the commit that introduces them, or remove them:
+$untracked"
+[ -n "$(git -C "$SRC" rev-list base..HEAD)" ] || die "$SRC has no commit since base: nothing to export"
+STAMP=$(git -C "$SRC" rev-parse --path-format=absolute --git-path ksm-series)
+series_id() {
+	( cd "$PATCHES" && find . -maxdepth 1 -name '*.patch' | LC_ALL=C sort |
+		xargs -r sha256sum ) | sha256sum | cut -d' ' -f1
+}
+read -r had_series had_head 2>/dev/null <"$STAMP" || had_series=none
+[ "$had_series" = "$(series_id)" ] || die "kernel/patches changed since $SRC was prepared from it: exporting would undo that change. Move your commits onto the new series (git -C $SRC reset --hard base, make prepare, then cherry-pick them)"
 fixups=$(git -C "$SRC" log --format='%h %s' base..HEAD | grep -E '^[0-9a-f]+ (fixup|squash|amend)! ' || true)
 [ -z "$fixups" ] || die "fold these into the patches they fix first (git -C $SRC rebase -i --autosquash base):
 $fixups"
@@ -23,7 +34,5 @@ mkdir -p "$PATCHES"
 cp "$tmp"/*.patch "$PATCHES"/ 2>/dev/null || true
 rm -rf "$tmp"
 n=$(find "$PATCHES" -maxdepth 1 -name '*.patch' | wc -l)
-series=$( (cd "$PATCHES" && find . -maxdepth 1 -name '*.patch' | LC_ALL=C sort |
-	xargs -r sha256sum) | sha256sum | cut -d' ' -f1)
-echo "$series $(git -C "$SRC" rev-parse HEAD)" >"$SRC/.git/ksm-series"
+echo "$(series_id) $(git -C "$SRC" rev-parse HEAD)" >"$STAMP"
 log "exported $n patch(es) to kernel/patches/"

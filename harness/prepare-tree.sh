@@ -19,7 +19,9 @@ series_id() {
 # order, naming the first one that fails.
 apply_series() {
 	local dir=$1 p n=0
-	for p in $(find "$PATCHES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort); do
+	local patches
+	mapfile -t patches < <(find "$PATCHES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort)
+	for p in "${patches[@]}"; do
 		if ! git -C "$dir" am -q --keep-cr "$p" >/dev/null 2>"$BUILD/am.err"; then
 			git -C "$dir" am --abort >/dev/null 2>&1 || true
 			sed 's/^/    /' "$BUILD/am.err" >&2
@@ -62,6 +64,14 @@ mkdir -p "$BUILD"
 # Works in a worktree of the build tree too (harness/selftest.py uses one).
 STAMP=$(git -C "$SRC" rev-parse --path-format=absolute --git-path ksm-series)
 
+# apply_on_base: the tree becomes base plus kernel/patches, stamped.
+apply_on_base() {
+	log "applying kernel/patches on base"
+	git -C "$SRC" reset -q --hard base
+	apply_series "$SRC"
+	echo "$want $(git -C "$SRC" rev-parse HEAD)" >"$STAMP"
+}
+
 want=$(series_id)
 read -r had_series had_head 2>/dev/null <"$STAMP" || { had_series=none; had_head=none; }
 head=$(git -C "$SRC" rev-parse HEAD)
@@ -72,14 +82,13 @@ if [ "$had_series" = "$want" ] && [ "$had_head" = "$head" ]; then
 elif [ -n "$dirty" ]; then
 	log "WARNING: $SRC has uncommitted edits; building them as they are."
 	log "         commit there and run 'make export-patches' to keep them."
-elif [ "$had_series" = "$want" ] || [ "$had_series" = none -a "$head" != "$(git -C "$SRC" rev-parse base)" ]; then
+elif [ "$head" = "$(git -C "$SRC" rev-parse base)" ]; then
+	apply_on_base
+elif [ "$had_series" = "$want" ] || [ "$had_series" = none ]; then
 	log "WARNING: $SRC has commits not exported to kernel/patches; building them."
 	log "         run 'make export-patches' to keep them."
 elif [ "$had_head" != "$head" ] && [ "$had_head" != none ]; then
 	die "both kernel/patches and the commits in $SRC changed: export or drop the tree's commits (git -C $SRC reset --hard base), then rerun"
 else
-	log "applying kernel/patches on base"
-	git -C "$SRC" reset -q --hard base
-	apply_series "$SRC"
-	echo "$want $(git -C "$SRC" rev-parse HEAD)" >"$STAMP"
+	apply_on_base
 fi

@@ -46,7 +46,8 @@ series_patches() {
 [ "${SERIES_LIB:-}" = 1 ] && return 0
 
 series_reset
-for p in $(series_patches); do series_am "$p"; done
+mapfile -t patches < <(series_patches)
+for p in "${patches[@]}"; do series_am "$p"; done
 rm -rf "$OUT" && mkdir -p "$OUT"
 git -C "$TREE" format-patch -q --cover-letter --numbered --zero-commit \
 	--no-signature -o "$OUT" base..HEAD
