@@ -21,7 +21,11 @@ series_id() {
 		xargs -r sha256sum ) | sha256sum | cut -d' ' -f1
 }
 read -r had_series had_head 2>/dev/null <"$STAMP" || had_series=none
-[ "$had_series" = "$(series_id)" ] || die "kernel/patches changed since $SRC was prepared from it: exporting would undo that change. Move your commits onto the new series (git -C $SRC reset --hard base, make prepare, then cherry-pick them)"
+if [ "$had_series" = none ]; then
+	log "WARNING: no record of the series $SRC was prepared from; exporting its commits as they are"
+elif [ "$had_series" != "$(series_id)" ]; then
+	die "kernel/patches changed since $SRC was prepared from it: exporting would undo that change. Keep your commits (git -C $SRC branch -f mine HEAD), reset the tree (git -C $SRC reset --hard base), run make prepare, then git -C $SRC cherry-pick base..mine"
+fi
 fixups=$(git -C "$SRC" log --format='%h %s' base..HEAD | grep -E '^[0-9a-f]+ (fixup|squash|amend)! ' || true)
 [ -z "$fixups" ] || die "fold these into the patches they fix first (git -C $SRC rebase -i --autosquash base):
 $fixups"

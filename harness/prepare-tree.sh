@@ -82,13 +82,15 @@ if [ "$had_series" = "$want" ] && [ "$had_head" = "$head" ]; then
 elif [ -n "$dirty" ]; then
 	log "WARNING: $SRC has uncommitted edits; building them as they are."
 	log "         commit there and run 'make export-patches' to keep them."
+	[ "$head" != "$(git -C "$SRC" rev-parse base)" ] ||
+		log "WARNING: the tree is at base: kernel/patches is not applied."
 elif [ "$head" = "$(git -C "$SRC" rev-parse base)" ]; then
 	apply_on_base
 elif [ "$had_series" = "$want" ] || [ "$had_series" = none ]; then
 	log "WARNING: $SRC has commits not exported to kernel/patches; building them."
 	log "         run 'make export-patches' to keep them."
 elif [ "$had_head" != "$head" ] && [ "$had_head" != none ]; then
-	die "both kernel/patches and the commits in $SRC changed: export or drop the tree's commits (git -C $SRC reset --hard base), then rerun"
+	die "both kernel/patches and the commits in $SRC changed: keep your commits (git -C $SRC branch -f mine HEAD), reset the tree (git -C $SRC reset --hard base), run make prepare, then git -C $SRC cherry-pick base..mine"
 else
 	apply_on_base
 fi
