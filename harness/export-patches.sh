@@ -7,19 +7,12 @@ source "$(dirname "$0")/lib.sh"
 
 PATCHES=$TOP/kernel/patches
 [ -d "$SRC/.git" ] || die "no build tree at $SRC: run 'make prepare' first"
-if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
-	git -C "$SRC" status --short --untracked-files=no >&2
-	die "$SRC has uncommitted edits: commit them there first"
+if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=all)" ]; then
+	git -C "$SRC" status --short --untracked-files=all >&2
+	die "$SRC has uncommitted edits or files git does not track: commit them there first (a new file in the commit that introduces it)"
 fi
-untracked=$(git -C "$SRC" status --porcelain --untracked-files=all | sed -n 's/^?? //p')
-[ -z "$untracked" ] || die "$SRC has files git does not track: add them to the commit that introduces them, or remove them:
-$untracked"
 [ -n "$(git -C "$SRC" rev-list base..HEAD)" ] || die "$SRC has no commit since base: nothing to export"
-STAMP=$(git -C "$SRC" rev-parse --path-format=absolute --git-path ksm-series)
-series_id() {
-	( cd "$PATCHES" && find . -maxdepth 1 -name '*.patch' | LC_ALL=C sort |
-		xargs -r sha256sum ) | sha256sum | cut -d' ' -f1
-}
+STAMP=$(series_stamp)
 read -r had_series had_head 2>/dev/null <"$STAMP" || had_series=none
 if [ "$had_series" = none ]; then
 	log "WARNING: no record of the series $SRC was prepared from; exporting its commits as they are"

@@ -10,11 +10,6 @@ source "$(dirname "$0")/lib.sh"
 
 PATCHES=${PATCHES:-$TOP/kernel/patches}
 
-series_id() {
-	( cd "$PATCHES" && find . -maxdepth 1 -name '*.patch' | LC_ALL=C sort |
-		xargs -r sha256sum ) | sha256sum | cut -d' ' -f1
-}
-
 # apply_series DIR: apply every patch in $PATCHES to the git tree DIR, in
 # order, naming the first one that fails.
 apply_series() {
@@ -62,7 +57,7 @@ mkdir -p "$BUILD"
 	extract
 }
 # Works in a worktree of the build tree too (harness/selftest.py uses one).
-STAMP=$(git -C "$SRC" rev-parse --path-format=absolute --git-path ksm-series)
+STAMP=$(series_stamp)
 
 # apply_on_base: the tree becomes base plus kernel/patches, stamped.
 apply_on_base() {
