@@ -23,7 +23,7 @@ BUSYBOX=$(command -v busybox || true)
 [ -x "$BUSYBOX" ] || die "static busybox not found: run harness/deps.sh"
 
 rm -rf "$ROOT"
-mkdir -p "$ROOT"/{bin,sbin,usr/bin,proc,sys,dev,tmp,opt/ksm/bin}
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,proc,sys,dev,tmp,opt/ksm/bin,opt/ksm/doc}
 cp "$BUSYBOX" "$ROOT/bin/busybox"
 for app in $("$BUSYBOX" --list); do
 	[ -e "$ROOT/bin/$app" ] || ln -s busybox "$ROOT/bin/$app"
@@ -31,6 +31,17 @@ done
 cp "$TOP/guest/rootfs/init" "$ROOT/init"
 cp "$TOP/guest/rootfs/ksm-knobs" "$TOP/guest/rootfs/ksm-set" "$ROOT/bin/"
 cp "$OUT"/* "$ROOT/opt/ksm/bin/"
+# KSM's ABI files and admin guides from the tree built, for
+# ksm_sysfs_documented (which fails on a missing one); copied on every run,
+# as the whole initramfs is rebuilt.
+for doc in ABI/testing/sysfs-kernel-mm-ksm ABI/testing/sysfs-kernel-mm-ksm-adaptive \
+	admin-guide/mm/ksm.rst admin-guide/mm/ksm_adaptive.rst; do
+	if [ -f "$SRC/Documentation/$doc" ]; then
+		cp "$SRC/Documentation/$doc" "$ROOT/opt/ksm/doc/"
+	else
+		log "WARNING: $SRC/Documentation/$doc missing: ksm_sysfs_documented will fail"
+	fi
+done
 mknod -m 600 "$ROOT/dev/console" c 5 1
 mknod -m 666 "$ROOT/dev/null" c 1 3
 ( cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 ) |
