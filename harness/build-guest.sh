@@ -12,10 +12,12 @@ INITRD=$BUILD/initramfs.cpio.gz
 # for O= builds.
 if [ ! -f "$HDR/.stamp" ] || [ "$(git -C "$SRC" rev-parse HEAD)" != "$(cat "$HDR/.stamp")" ]; then
 	log "installing kernel headers"
-	make -C "$SRC" O="$BUILD/obj-headers" -s headers_install INSTALL_HDR_PATH="$HDR"
+	with_progress "installing kernel headers" "$BUILD/obj-headers" '*.h' "headers generated" \
+		make -C "$SRC" O="$BUILD/obj-headers" -s headers_install INSTALL_HDR_PATH="$HDR"
 	git -C "$SRC" rev-parse HEAD >"$HDR/.stamp"
 fi
-make -C "$TOP/guest" -s SRC="$SRC" HDR="$HDR" OUT="$OUT" -j"$JOBS"
+with_progress "building the guest programs" "$OUT" '*' "programs built" \
+	make -C "$TOP/guest" -s SRC="$SRC" HDR="$HDR" OUT="$OUT" -j"$JOBS"
 
 BUSYBOX=$(command -v busybox || true)
 [ -n "$BUSYBOX" ] && file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically' ||

@@ -62,6 +62,6 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.fragments" 2>/dev/null)" != "$want
 	echo "$want" >"$OBJ/.fragments"
 fi
 log "building $variant kernel in $OBJ"
-start=$(date +%s)
-kmake bzImage
-log "built $variant in $(( $(date +%s) - start )) s: $OBJ/arch/x86/boot/bzImage"
+start=$SECONDS
+with_progress "building $variant kernel" "$OBJ" '*.o' "objects built" kmake bzImage
+log "built $variant in $((SECONDS - start)) s: $OBJ/arch/x86/boot/bzImage"

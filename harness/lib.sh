@@ -22,3 +22,61 @@ series_id() {
 		LC_ALL=C sort | xargs -r sha256sum ) | sha256sum | cut -d' ' -f1
 }
 series_stamp() { git -C "$SRC" rev-parse --path-format=absolute --git-path ksm-series; }
+
+# with_progress LABEL DIR GLOB NOUN CMD...: run CMD in the foreground, its
+# output and exit status as they are, and while it runs print to stderr every
+# PROGRESS_SECS seconds (60) a line "LABEL: 3m00s elapsed, N NOUN", N the files
+# under DIR named GLOB written since CMD started. The printer ends with CMD,
+# also when CMD fails or this shell exits on a signal, and by itself within
+# PROGRESS_TICK seconds (5) of this shell's end otherwise. CMD runs as in an
+# `||` list (errexit off inside it): give it one command.
+with_progress() {
+	local label=$1 dir=$2 glob=$3 noun=$4
+	shift 4
+	local mark printer rc=0 saved me=$BASHPID
+	mark=$(mktemp)
+	_progress_printer "$label" "$dir" "$glob" "$noun" "$mark" "$me" &
+	printer=$!
+	saved=$(trap -p EXIT)
+	# shellcheck disable=SC2064
+	trap "kill $printer 2>/dev/null; rm -f '$mark'" EXIT
+	"$@" || rc=$?
+	kill "$printer" 2>/dev/null || true
+	wait "$printer" 2>/dev/null || true
+	rm -f "$mark"
+	eval "${saved:-trap - EXIT}"
+	return "$rc"
+}
+
+_progress_printer() {
+	local label=$1 dir=$2 glob=$3 noun=$4 mark=$5 parent=$6
+	local every=${PROGRESS_SECS:-60} tick=${PROGRESS_TICK:-5}
+	local fd start=$EPOCHSECONDS next wait n t
+	trap 'exit 0' TERM
+	# Sleep in the read builtin on a pipe that never has data: no child
+	# process to leave behind, and a signal ends the wait.
+	exec {fd}<> <(:)
+	next=$((start + every))
+	while _progress_parent_is "$parent"; do
+		wait=$((next - EPOCHSECONDS))
+		[ "$wait" -le "$tick" ] || wait=$tick
+		[ "$wait" -le 0 ] || { read -r -t "$wait" -u "$fd" _ || true; }
+		[ "$EPOCHSECONDS" -ge "$next" ] || continue
+		next=$((next + every))
+		t=$((EPOCHSECONDS - start))
+		n=$(find "$dir" -name "$glob" -type f -newer "$mark" 2>/dev/null | wc -l) || true
+		log "$label: $((t / 60))m$(printf %02d $((t % 60)))s elapsed, $n $noun"
+	done
+}
+
+# _progress_parent_is PID: this process's parent is still PID (a process whose
+# parent ends is handed to another at once, before the parent is reaped).
+_progress_parent_is() {
+	local want=$1 stat
+	read -r stat <"/proc/$BASHPID/stat" || return 1
+	# "pid (comm) state ppid ...": the fields after the command's name.
+	stat=${stat##*) }
+	# shellcheck disable=SC2086
+	set -- $stat
+	[ "$2" = "$want" ]
+}
