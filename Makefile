@@ -11,7 +11,7 @@ REPEAT ?= 3
 WINDOW ?= 60
 SOAK_MIN ?= 30
 
-.PHONY: bench baseline bench-check demo all deps prepare kernel kernel-release kernel-upstream guest test test-only soak variants \
+.PHONY: bench baseline bench-check demo all deps docs-deps htmldocs prepare kernel kernel-release kernel-upstream guest test test-only soak variants \
 	export-patches series series-check checkpatch selftest clean distclean help
 
 all: test
@@ -30,9 +30,19 @@ help:
 	@echo "make series          the mailable series (kernel/cover-letter + kernel/patches) in build/series"
 	@echo "make series-check    apply kernel/patches patch by patch, build each with the engine on and off, KUnit at the tip"
 	@echo "make checkpatch      checkpatch.pl over kernel/patches"
+	@echo "make deps            install the Debian packages the builds, tests and bench use"
+	@echo "make htmldocs        the kernel's admin guide as HTML (build/obj-docs); installs Sphinx (make docs-deps)"
 
 deps:
 	@bash $(H)/deps.sh
+
+docs-deps:
+	@bash $(H)/deps.sh --docs
+
+# The kernel's admin guide (Documentation/admin-guide, the engine's page in
+# mm/) as HTML: build/obj-docs/Documentation/output/admin-guide/index.html.
+htmldocs: docs-deps prepare
+	@$(MAKE) -s -C build/linux O=$(CURDIR)/build/obj-docs htmldocs SPHINXDIRS=admin-guide
 
 prepare: deps
 	@bash $(H)/prepare-tree.sh
