@@ -11,7 +11,7 @@ REPEAT ?= 3
 WINDOW ?= 60
 SOAK_MIN ?= 30
 
-.PHONY: bench baseline bench-check demo all deps docs-deps htmldocs prepare kernel kernel-release kernel-upstream guest test test-only soak variants \
+.PHONY: bench baseline bench-check demo results results-plan all deps docs-deps htmldocs prepare kernel kernel-release kernel-upstream guest test test-only soak variants \
 	export-patches series series-check checkpatch selftest clean distclean help
 
 all: test
@@ -24,6 +24,9 @@ help:
 	@echo "make kernel-release  build the release kernel (build/obj-release)"
 	@echo "make bench WORKLOADS=.. ENGINES=.. SIZE_MB=N REPEAT=R WINDOW=S   side-by-side bench"
 	@echo "make bench-check     check bench/targets.conf against build/bench/latest"
+	@echo "make demo            a short side-by-side bench with headline tables, verdicts and plots"
+	@echo "make results [REPEAT=3]   the benches bench/targets.conf names, into docs/results.md"
+	@echo "make results-plan    what make results would run, and its estimated time"
 	@echo "make variants        build with CONFIG_KSM_ADAPTIVE=n and with CONFIG_NUMA=n"
 	@echo "make kernel-upstream build the tree at base, no patch (build/obj-upstream): the bench's upstream baseline"
 	@echo "make export-patches  export build/linux commits since 'base' to kernel/patches"
@@ -78,8 +81,18 @@ baseline: kernel-release guest
 bench-check:
 	@$(PY) bench/check.py
 
+# Its workloads, sizes and window are bench.py's DEMO_*; its engines those
+# bench/engines.conf marks demo.
 demo: kernel-release guest
-	@$(PY) bench/bench.py --demo --window 25
+	@$(PY) bench/bench.py --demo
+
+# The benches bench/targets.conf names, one boot each, into docs/results.md
+# and README.md's results block.
+results: kernel-release guest
+	@$(PY) bench/results.py --repeat $(REPEAT)
+
+results-plan:
+	@$(PY) bench/results.py --repeat $(REPEAT) --dry-run
 
 kernel-upstream: prepare
 	@bash $(H)/build-kernel.sh upstream

@@ -12,6 +12,7 @@ import io
 import os
 import re
 import subprocess
+import sys
 import threading
 import time
 
@@ -222,8 +223,13 @@ def from_log(log_path, smp=2, nodes=2):
 
 
 def run(kernel, base_initrd, tests, log_path, mem_mb=3072, smp=2, nodes=2,
-        timeout=None, append=""):
-    """Boot once and run tests [(name, timeout_s, command[, tries])]; return a Boot."""
+        timeout=None, append="", on_line=None):
+    """Boot once and run tests [(name, timeout_s, command[, tries])]; return a Boot.
+
+    on_line, if given, is called with every serial line (without its line
+    end) as it arrives, from the thread that reads the serial output; if it
+    raises, it is not called again and the run goes on.
+    """
     tests = list(tests)
     if timeout is None:
         timeout = 120 + sum((t[1] + 30) * (t[3] if len(t) > 3 else 1) for t in tests)
@@ -233,6 +239,7 @@ def run(kernel, base_initrd, tests, log_path, mem_mb=3072, smp=2, nodes=2,
     cmd = qemu_cmd(kernel, initrd, mem_mb, smp, nodes, append)
     boot = Boot(log_path, want={"nodes": nodes, "cpus": max(smp, nodes)})
     lines = []
+    callback = [on_line]
     start = time.monotonic()
     with open(log_path, "w", errors="replace") as log:
         log.write("# " + " ".join(cmd) + "\n")
@@ -245,6 +252,12 @@ def run(kernel, base_initrd, tests, log_path, mem_mb=3072, smp=2, nodes=2,
                 lines.append(text)
                 log.write(text)
                 log.flush()
+                if callback[0] is not None:
+                    try:
+                        callback[0](text.rstrip("\r\n"))
+                    except Exception as e:  # noqa: BLE001 - a display must not stop the run
+                        callback[0] = None
+                        sys.stderr.write("vm: on_line callback stopped: %r\n" % e)
 
         t = threading.Thread(target=reader, daemon=True)
         t.start()
@@ -255,6 +268,8 @@ def run(kernel, base_initrd, tests, log_path, mem_mb=3072, smp=2, nodes=2,
             proc.kill()
             proc.wait()
         t.join(10)
+        if not t.is_alive():
+            proc.stdout.close()
     boot.secs = time.monotonic() - start
     os.unlink(initrd)
     return parse(lines, boot)
