@@ -52,7 +52,7 @@ DEFAULT_SIZE = {"static-mix": 256, "static-mix-randfirst": 256,
                 "merge-floor": 256, "mmap-latency": 128}
 
 
-# Processes a workload maps its size in (the rest map it once): the
+# How many processes map a workload's size each (1 if not listed): the
 # memory it fills and verifies is its size times this.
 PROCS = {"static-mix": 2, "static-mix-randfirst": 2, "sparse": 2, "sparse-near": 2,
          "churn": 3, "similar-images": 4, "numa-mirror": 2, "numa-mirror-differ": 2,
@@ -149,7 +149,7 @@ def plan_runs(pairs, repeat):
 
 
 def run_overhead_s(wl, size_mb):
-    """A run's estimated wall time beyond its window (BOOT_S's comment)."""
+    """A run's estimated wall time beyond its window (the model above BOOT_S)."""
     return RUN_FIXED_S + RUN_PER_MIB_S * size_mb * PROCS.get(wl, 1)
 
 
