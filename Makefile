@@ -23,7 +23,7 @@ help:
 	@echo "make kernel          build the debug kernel (build/obj-debug)"
 	@echo "make kernel-release  build the release kernel (build/obj-release)"
 	@echo "make bench WORKLOADS=.. ENGINES=.. SIZE_MB=N REPEAT=R WINDOW=S   side-by-side bench"
-	@echo "make bench-check     check bench/targets.conf against build/bench/latest"
+	@echo "make bench-check     check bench/targets.conf against the newest bench"
 	@echo "make demo            a short side-by-side bench with headline tables, verdicts and plots"
 	@echo "make results [REPEAT=3]   the benches bench/targets.conf names, into docs/results.md"
 	@echo "make results-plan    what make results would run, and its estimated time"

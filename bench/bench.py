@@ -4,8 +4,8 @@
     bench.py [--workloads "static-mix sparse"] [--engines "none ksm-1000"]
              [--size-mb N] [--repeat R] [--window S] [--kernel bzImage]
 
-Writes build/bench/<stamp>/ (series/*.csv, summary.json, results.md, plots)
-and points build/bench/latest at it. Metric definitions: docs/bench.md.
+Writes a directory in build/bench named by its start time (series/*.csv,
+summary.json, results.md, plots) and points the link latest there. Metric definitions: docs/bench.md.
 Exits non-zero when a run fails its own consistency checks.
 """
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Recompute every target of bench/targets.conf from a bench's summary.json.
 
-    check.py [SUMMARY_JSON]      (default build/bench/latest/summary.json)
+    check.py [SUMMARY_JSON]      (default: the newest bench's, link latest in build/bench)
 
 Prints PASS, FAIL or MISSING per target (medians decide); exits 1 unless all
 pass. A target whose workload or engine the bench did not run is MISSING.
