@@ -12,7 +12,7 @@ WINDOW ?= 60
 SOAK_MIN ?= 30
 
 .PHONY: bench baseline bench-check demo results results-plan all deps docs-deps htmldocs prepare kernel kernel-release kernel-upstream guest test test-only soak variants \
-	export-patches series series-check checkpatch selftest clean distclean help
+	export-patches series series-check checkpatch clean distclean help
 
 all: test
 
@@ -39,7 +39,8 @@ help:
 deps:
 	@bash $(H)/deps.sh
 
-docs-deps:
+# After deps: two apt-get at once (make -j) would fight over dpkg's lock.
+docs-deps: deps
 	@bash $(H)/deps.sh --docs
 
 # The kernel's admin guide (Documentation/admin-guide, the engine's page in

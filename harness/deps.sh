@@ -73,10 +73,18 @@ else
 	[ "$(id -u)" -eq 0 ] || SUDO=sudo
 	mkdir -p "$BUILD"
 	aptlog=$BUILD/deps-apt.log
+	# apt-get's output goes to $aptlog only, so nothing may wait for an
+	# answer: DEBIAN_FRONTEND set by env, past sudo's env_reset, and stdin
+	# /dev/null (sudo asks for a password on the terminal, not on stdin).
+	# Meanwhile a progress line a minute, with the packages dpkg unpacked so far.
+	apt_install() {
+		{ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+			$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+				--no-install-recommends "${missing[@]}"; } </dev/null >"$aptlog" 2>&1
+	}
 	start=$SECONDS
-	if ! { $SUDO apt-get update -q &&
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
-			--no-install-recommends "${missing[@]}"; } >"$aptlog" 2>&1; then
+	if ! with_progress "installing ${#missing[@]} package(s)" /var/lib/dpkg/info '*.list' \
+		"packages unpacked" apt_install; then
 		tail -n 30 "$aptlog" >&2
 		die "apt-get failed (whole output in $aptlog)"
 	fi

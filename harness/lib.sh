@@ -28,18 +28,34 @@ series_stamp() { git -C "$SRC" rev-parse --path-format=absolute --git-path ksm-s
 # PROGRESS_SECS seconds (60) a line "LABEL: 3m00s elapsed, N NOUN", N the files
 # under DIR named GLOB written since CMD started. The printer ends with CMD,
 # also when CMD fails or this shell exits on a signal, and by itself within
-# PROGRESS_TICK seconds (5) of this shell's end otherwise. CMD runs as in an
-# `||` list (errexit off inside it): give it one command.
+# PROGRESS_TICK seconds (5) of this shell's end otherwise. Either setting, if
+# not a whole number >= 1, is reported and its default used. While CMD runs the
+# shell's EXIT trap ends the printer, then runs the caller's EXIT trap; the
+# caller's trap is back once CMD returns. The printer's mark file (a hidden
+# file in $BUILD) goes with the printer. CMD runs as in an `||` list (errexit
+# off inside it): give it one command.
 with_progress() {
 	local label=$1 dir=$2 glob=$3 noun=$4
 	shift 4
-	local mark printer rc=0 saved me=$BASHPID
-	mark=$(mktemp)
-	_progress_printer "$label" "$dir" "$glob" "$noun" "$mark" "$me" &
+	local mark q printer rc=0 saved old= every tick me=$BASHPID
+	local -a parts
+	every=$(_progress_secs PROGRESS_SECS 60)
+	tick=$(_progress_secs PROGRESS_TICK 5)
+	mkdir -p "$BUILD"
+	mark=$(mktemp "$BUILD/.progress.XXXXXX")
+	_progress_printer "$label" "$dir" "$glob" "$noun" "$mark" "$me" "$every" "$tick" &
 	printer=$!
+	# "trap -- 'CMD' EXIT", or nothing: the caller's trap, to chain and restore.
 	saved=$(trap -p EXIT)
+	if [ -n "$saved" ]; then
+		eval "parts=(${saved#trap })" # -- CMD EXIT
+		old=${parts[1]}
+	fi
+	# The caller's trap sees the exit status as it was.
+	printf -v q %q "$mark"
 	# shellcheck disable=SC2064
-	trap "kill $printer 2>/dev/null; rm -f '$mark'" EXIT
+	trap "_progress_rc=\$?; kill $printer 2>/dev/null; rm -f $q; _progress_status \$_progress_rc
+$old" EXIT
 	"$@" || rc=$?
 	kill "$printer" 2>/dev/null || true
 	wait "$printer" 2>/dev/null || true
@@ -48,10 +64,28 @@ with_progress() {
 	return "$rc"
 }
 
+# _progress_status N: sets $? to N.
+_progress_status() { return "$1"; }
+
+# _progress_secs VAR DEFAULT: $VAR if it is a whole number >= 1, else DEFAULT
+# (said on stderr when VAR is set).
+_progress_secs() {
+	local v=${!1:-}
+	if [[ $v =~ ^[0-9]+$ ]] && ((10#$v >= 1)); then
+		echo $((10#$v))
+		return
+	fi
+	[ -z "$v" ] || log "$1='$v' is not a whole number of seconds >= 1: using $2"
+	echo "$2"
+}
+
 _progress_printer() {
-	local label=$1 dir=$2 glob=$3 noun=$4 mark=$5 parent=$6
-	local every=${PROGRESS_SECS:-60} tick=${PROGRESS_TICK:-5}
+	local label=$1 dir=$2 glob=$3 noun=$4 mark=$5 parent=$6 every=$7 tick=$8
 	local fd start=$EPOCHSECONDS next wait n t
+	local q
+	printf -v q %q "$mark"
+	# shellcheck disable=SC2064
+	trap "rm -f $q" EXIT
 	trap 'exit 0' TERM
 	# Sleep in the read builtin on a pipe that never has data: no child
 	# process to leave behind, and a signal ends the wait.

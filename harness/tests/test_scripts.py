@@ -35,16 +35,24 @@ def session_procs(sid):
 class ProgressTest(unittest.TestCase):
     LINE = re.compile(r"^\[bash\] building x: 0m0(\d)s elapsed, (\d+) objects compiled$")
 
-    def run_progress(self, body, *, sig=None, to_group=True, after=1.5):
+    def run_progress(self, body, *, sig=None, to_group=True, after=1.5, pre="", env_extra=None):
         """Run with_progress over body (bash) in a session of its own, the
-        printer ticking every second; return (rc, stdout, stderr lines, sid)."""
+        printer ticking every second, after the shell code pre; return (rc,
+        stdout, stderr lines, sid). self.traps: the shell's EXIT trap once
+        with_progress returned."""
         self.dir = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.dir, True)
+        self.build = os.path.join(self.dir, "build")
         # jobs.txt: the shell's background jobs once with_progress returned.
-        script = ('source %s/lib.sh\nrc=0\n'
+        script = ('source %s/lib.sh\nrc=0\n%s\n'
                   'with_progress "building x" %s "*.o" "objects compiled" bash -c %s || rc=$?\n'
-                  'jobs -p >jobs.txt\necho after\nexit $rc\n' % (H, self.dir, _sh_quote(body)))
-        env = dict(os.environ, PROGRESS_SECS="1", PROGRESS_TICK="1")
+                  'jobs -p >jobs.txt\ntrap -p EXIT >traps.txt\necho after\nexit $rc\n'
+                  % (H, pre, self.dir, _sh_quote(body)))
+        self.tmpdir = os.path.join(self.dir, "tmp")
+        os.mkdir(self.tmpdir)
+        env = dict(os.environ, PROGRESS_SECS="1", PROGRESS_TICK="1", BUILD=self.build,
+                   TMPDIR=self.tmpdir)
+        env.update(env_extra or {})
         p = subprocess.Popen(["bash", "-c", script], cwd=self.dir, env=env, start_new_session=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if sig is not None:
@@ -58,7 +66,19 @@ class ProgressTest(unittest.TestCase):
         if os.path.exists(jobs):
             with open(jobs) as f:
                 self.assertEqual(f.read(), "", "no job left once with_progress returned")
+        self.traps = None
+        traps = os.path.join(self.dir, "traps.txt")
+        if os.path.exists(traps):
+            with open(traps) as f:
+                self.traps = f.read()
         return p.returncode, out, err.splitlines(), p.pid
+
+    def marks(self):
+        """The printer's mark files left in $BUILD, and any file in $TMPDIR."""
+        left = os.listdir(self.tmpdir)
+        if os.path.isdir(self.build):
+            left += [n for n in os.listdir(self.build) if n.startswith(".progress")]
+        return left
 
     def wait_gone(self, sid, keep=()):
         """The session's processes other than those named in keep, once
@@ -83,6 +103,7 @@ class ProgressTest(unittest.TestCase):
         self.assertEqual(counts, sorted(counts), "objects counted as they are written")
         self.assertGreater(counts[-1], 0)
         self.assertEqual(self.wait_gone(sid), [])
+        self.assertEqual(self.marks(), [], "the mark file removed")
 
     def test_success_goes_on(self):
         rc, out, err, sid = self.run_progress("sleep 1.5")
@@ -100,6 +121,7 @@ class ProgressTest(unittest.TestCase):
                 rc, out, err, sid = self.run_progress("sleep 30", sig=sig)
                 self.assertEqual(rc, -sig)
                 self.assertEqual(self.wait_gone(sid), [])
+                self.assertEqual(self.marks(), [])
 
     def test_printer_ends_when_the_shell_is_killed_alone(self):
         # The command itself (sleep) is left, as it would be without the printer.
@@ -109,6 +131,52 @@ class ProgressTest(unittest.TestCase):
         for line in session_procs(sid):
             os.kill(int(line.split()[0]), signal.SIGKILL)
         self.assertEqual(left, [])
+        self.assertEqual(self.marks(), [], "the printer removes the mark file as it ends")
+
+    TRAP = "trap 'echo \"caller trap, status $?\" >>caller.txt' EXIT"
+
+    def caller_trap_runs(self):
+        path = os.path.join(self.dir, "caller.txt")
+        if not os.path.exists(path):
+            return []
+        with open(path) as f:
+            return f.read().splitlines()
+
+    def test_caller_exit_trap_is_kept(self):
+        rc, out, err, sid = self.run_progress("sleep 1.5; exit 3", pre=self.TRAP)
+        self.assertEqual((rc, out), (3, "after\n"), err)
+        self.assertEqual(self.traps, "trap -- 'echo \"caller trap, status $?\" >>caller.txt' EXIT\n",
+                         "the caller's EXIT trap back once with_progress returned")
+        self.assertEqual(self.caller_trap_runs(), ["caller trap, status 3"],
+                         "it runs once, at the shell's exit, with its status")
+        self.assertEqual(self.wait_gone(sid), [])
+
+    def test_no_exit_trap_stays_none(self):
+        rc, out, err, sid = self.run_progress("true")
+        self.assertEqual(self.traps, "")
+
+    def test_caller_exit_trap_runs_on_a_signal_during_the_command(self):
+        rc, out, err, sid = self.run_progress("sleep 30", pre=self.TRAP, sig=signal.SIGTERM)
+        self.assertEqual(rc, -signal.SIGTERM)
+        self.assertEqual(len(self.caller_trap_runs()), 1, "the caller's trap chained")
+        self.assertEqual(self.wait_gone(sid), [], "the printer ended too")
+        self.assertEqual(self.marks(), [])
+
+    def test_bad_progress_secs_use_the_default(self):
+        for secs in ("0", "-1", "1.5", ""):
+            with self.subTest(secs=secs):
+                start = time.monotonic()
+                rc, out, err, sid = self.run_progress("sleep 1.2", env_extra={"PROGRESS_SECS": secs})
+                self.assertEqual((rc, out), (0, "after\n"), err)
+                self.assertLess(time.monotonic() - start, 10)
+                self.assertFalse([l for l in err if "elapsed" in l], "no line before 60 s")
+                said = [l for l in err if "PROGRESS_SECS" in l]
+                if secs:
+                    self.assertEqual(said, ["[bash] PROGRESS_SECS='%s' is not a whole number of "
+                                            "seconds >= 1: using 60" % secs])
+                else:
+                    self.assertEqual(err, [])
+                self.assertEqual(self.wait_gone(sid), [])
 
 
 def _sh_quote(s):
@@ -129,9 +197,21 @@ done
 
 FAKE_APT_GET = r"""#!/usr/bin/env bash
 echo "apt-get $*" >>"$FAKE_APT_LOG"
+echo "DEBIAN_FRONTEND=${DEBIAN_FRONTEND:-} stdin=$(readlink /proc/$$/fd/0) sudo=${SUDO_USER:+yes}" >>"$FAKE_APT_ENV"
 [ "$1" = install ] || exit 0
+[ -z "$FAKE_APT_SLEEP" ] || sleep "$FAKE_APT_SLEEP"
 [ -z "$FAKE_APT_FAIL" ] || { echo "E: Unable to locate package"; exit 100; }
 for a in "$@"; do case $a in -*|install) ;; *) echo "Setting up $a (1.0) ..."; echo "Setting up lib$a (1.0) ...";; esac; done
+"""
+
+# sudo's env_reset: the command does not get the caller's DEBIAN_FRONTEND.
+FAKE_SUDO = r"""#!/bin/sh
+echo "sudo $*" >>"$FAKE_APT_LOG"
+exec env -u DEBIAN_FRONTEND SUDO_USER=someone "$@"
+"""
+
+FAKE_ID = r"""#!/bin/sh
+[ "$1" = -u ] && echo "$FAKE_UID"
 """
 
 
@@ -142,29 +222,43 @@ class DepsTest(unittest.TestCase):
         self.bin = os.path.join(d, "bin")
         os.mkdir(self.bin)
         for name, text in (("dpkg-query", FAKE_DPKG_QUERY), ("apt-get", FAKE_APT_GET),
-                           ("sudo", '#!/bin/sh\nexec "$@"\n')):
+                           ("sudo", FAKE_SUDO), ("id", FAKE_ID)):
             path = os.path.join(self.bin, name)
             with open(path, "w") as f:
                 f.write(text)
             os.chmod(path, 0o755)
         self.apt_log = os.path.join(d, "apt.log")
+        self.apt_env = os.path.join(d, "apt.env")
         with open(os.path.join(TOP, "kernel", "BASE_VERSION")) as f:
             self.kver = f.read().strip()
 
     def tearDown(self):
         self.tmp.cleanup()
 
-    def deps(self, *args, missing="", kver=None, fail=""):
+    def deps(self, *args, missing="", kver=None, fail="", uid=1000, sleep="", env_extra=None):
+        """Run deps.sh, as user uid; return (rc, output, apt-get's command
+        lines, sudo's excluded). self.env: apt-get's environment, one line a run."""
         env = dict(os.environ, PATH=self.bin + ":" + os.environ["PATH"],
                    BUILD=os.path.join(self.tmp.name, "build"), FAKE_MISSING=missing,
-                   FAKE_KVER=kver or self.kver, FAKE_APT_LOG=self.apt_log, FAKE_APT_FAIL=fail)
+                   FAKE_KVER=kver or self.kver, FAKE_APT_LOG=self.apt_log, FAKE_APT_FAIL=fail,
+                   FAKE_APT_ENV=self.apt_env, FAKE_UID=str(uid), FAKE_APT_SLEEP=sleep,
+                   DEBIAN_FRONTEND="readline")
+        env.pop("SUDO_USER", None)
+        env.update(env_extra or {})
+        # stdin a pipe left open: apt-get must not read it.
         p = subprocess.run(["bash", os.path.join(H, "deps.sh"), *args], env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
-        apt = []
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+        lines = []
         if os.path.exists(self.apt_log):
             with open(self.apt_log) as f:
-                apt = f.read().splitlines()
-        return p.returncode, p.stdout + p.stderr, apt
+                lines = f.read().splitlines()
+        self.sudo = [l for l in lines if l.startswith("sudo ")]
+        self.env = []
+        if os.path.exists(self.apt_env):
+            with open(self.apt_env) as f:
+                self.env = f.read().splitlines()
+        return p.returncode, p.stdout + p.stderr, [l for l in lines if not l.startswith("sudo ")]
 
     def test_nothing_to_do(self):
         rc, out, apt = self.deps()
@@ -180,6 +274,34 @@ class DepsTest(unittest.TestCase):
         self.assertNotIn("bison", out, "only the missing packages of a group")
         self.assertEqual(apt[-1], "apt-get install -y -q --no-install-recommends flex qemu-system-x86")
         self.assertIn("installed 2 package(s), 4 with their dependencies", out)
+
+    def test_noninteractive_past_sudo(self):
+        rc, out, apt = self.deps(missing="cpio")
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(self.sudo, ["sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q",
+                                     "sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "
+                                     "--no-install-recommends cpio"])
+        self.assertEqual(self.env, ["DEBIAN_FRONTEND=noninteractive stdin=/dev/null sudo=yes"] * 2)
+
+    def test_as_root_no_sudo(self):
+        rc, out, apt = self.deps(missing="cpio", uid=0)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(self.sudo, [])
+        self.assertEqual(self.env, ["DEBIAN_FRONTEND=noninteractive stdin=/dev/null sudo="] * 2)
+
+    def test_progress_while_apt_runs(self):
+        rc, out, apt = self.deps(missing="cpio flex", sleep="1.5",
+                                 env_extra={"PROGRESS_SECS": "1", "PROGRESS_TICK": "1"})
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"\[deps\.sh\] installing 2 package\(s\): 0m0\ds elapsed, "
+                              r"\d+ packages unpacked\n")
+        with open(os.path.join(self.tmp.name, "build", "deps-apt.log")) as f:
+            log = f.read()
+        self.assertIn("Setting up cpio", log)
+        self.assertNotIn("elapsed", log, "progress lines to the user, not into apt-get's log")
+        self.assertNotIn("Setting up", out, "apt-get's output in its log only")
+        self.assertEqual([n for n in os.listdir(os.path.join(self.tmp.name, "build"))
+                          if n.startswith(".progress")], [])
 
     def test_apt_failure_is_shown(self):
         rc, out, apt = self.deps(missing="cpio", fail="1")
