@@ -17,6 +17,7 @@ import re
 import statistics
 import sys
 import time
+import traceback
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "harness"))
@@ -472,13 +473,30 @@ def is_stock(engine):
     return engine.startswith("ksm-")
 
 
+def pair_failed(summary, wl, eng):
+    """Whether a workload and engine pair failed its own checks: a median
+    content_ok or saved_agree (where defined) below 1, or a problem listed
+    for one of its runs."""
+    agg = summary["aggregate"].get("%s/%s" % (wl, eng), {})
+    for k in ("content_ok", "saved_agree"):
+        med = agg.get(k, {}).get("median")
+        if med is not None and med < 1:
+            return True
+    prefix = "bench/%s/%s/" % (wl, eng)
+    if any(str(f).startswith(prefix) for f in summary.get("failures", ())):
+        return True
+    return any(r.get("problems") for r in summary.get("runs", ())
+               if r.get("workload") == wl and r.get("engine") == eng)
+
+
 def headline(summary, wl):
-    """One row a workload's engine: its engine and HEADLINE's medians (and
-    HEADLINE_NUMA's, where the workload reports them)."""
+    """One row a workload's engine: its engine, HEADLINE's medians (and
+    HEADLINE_NUMA's, where the workload reports them) and whether the pair
+    failed its own checks (`failed`, pair_failed())."""
     rows = []
     for eng in pair_engines(summary, wl):
         agg = summary["aggregate"].get("%s/%s" % (wl, eng), {})
-        row = {"engine": eng}
+        row = {"engine": eng, "failed": pair_failed(summary, wl, eng)}
         row.update((k, agg.get(k, {}).get("median")) for _, k, _ in HEADLINE + HEADLINE_NUMA)
         rows.append(row)
     return rows
@@ -491,48 +509,74 @@ def headline_cols(rows):
 
 
 def verdict(rows):
-    """Among the engines other than `none` that save at least VERDICT_SHARE
-    of the most any engine saved, the one with the most MiB a CPU-second
-    (`engine`), the stock engine chosen the same way (`stock`, None if no
-    stock engine saves that much) and the ratio of their MiB a CPU-second."""
+    """The verdict of a workload's headline rows. Rows that failed their
+    own checks (`failed`) are left out of it (`failed`: their engines).
+    Among the other engines but `none`: the most any saved
+    (`best_saved_mb`); of those that save at least VERDICT_SHARE of it with
+    a MiB a CPU-second above 0, the one with the most MiB a CPU-second
+    (`engine`), the stock engine chosen the same way (`stock`, None if none
+    qualifies) and the ratio of their MiB a CPU-second (`ratio`);
+    `stock_measured`: whether a stock engine left in has a saving and a MiB a
+    CPU-second at all."""
+    eff = "efficiency_mb_per_cpu_s"
+    failed = [r["engine"] for r in rows if r.get("failed")]
+    rows = [r for r in rows if r["engine"] != "none" and not r.get("failed")]
     saved = [r["saved_mb"] for r in rows if r.get("saved_mb") is not None]
     best = max(saved) if saved else None
-    out = {"best_saved_mb": best, "engine": None, "stock": None, "ratio": None}
+    out = {"best_saved_mb": best, "engine": None, "stock": None, "ratio": None,
+           "failed": failed,
+           "stock_measured": any(is_stock(r["engine"]) and r.get("saved_mb") is not None and
+                                 r.get(eff) is not None for r in rows)}
     if not best or best <= 0:
         return out
-    eff = "efficiency_mb_per_cpu_s"
-    ok = [r for r in rows if r["engine"] != "none" and r.get("saved_mb") is not None and
-          r["saved_mb"] >= VERDICT_SHARE * best and r.get(eff) is not None]
+    ok = [r for r in rows if r.get("saved_mb") is not None and
+          r["saved_mb"] >= VERDICT_SHARE * best and r.get(eff) is not None and r[eff] > 0]
     top = max(ok, key=lambda r: r[eff]) if ok else None
     stock = [r for r in ok if is_stock(r["engine"])]
     stock = max(stock, key=lambda r: r[eff]) if stock else None
     out["engine"], out["stock"] = top, stock
-    if top and stock and stock[eff] > 0:
+    if top and stock:
         out["ratio"] = top[eff] / stock[eff]
     return out
 
 
-def verdict_text(wl, v):
-    """One line: the verdict() of a workload."""
-    if not v["best_saved_mb"] or v["best_saved_mb"] <= 0:
-        return "%s: no engine saved memory" % wl
+def stock_note(v):
+    """Why a verdict has no stock engine."""
+    if not v["stock_measured"]:
+        return "stock engine not measured"
+    return "no stock engine saved %d%% of the best saving" % (VERDICT_SHARE * 100)
+
+
+def verdict_body(v):
+    """verdict_text() without the workload's name."""
+    tail = ("; left out, failed its own checks: %s" % ", ".join(v["failed"])
+            if v.get("failed") else "")
+    if v["best_saved_mb"] is None:
+        if v.get("failed"):
+            return "no engine to judge; failed their own checks: %s" % ", ".join(v["failed"])
+        return "no engine's saving measured"
+    if v["best_saved_mb"] <= 0:
+        return "no engine saved memory" + tail
     top, stock = v["engine"], v["stock"]
     if top is None:
-        return "%s: no engine saved %d%% of the best saving (%.1f MiB) with engine CPU to " \
-               "count" % (wl, VERDICT_SHARE * 100, v["best_saved_mb"])
-    text = "%s: %s saves %.1f MiB (%s%% of the oracle) at %.1f MiB/CPU-s" % (
-        wl, top["engine"], top["saved_mb"], fmt(top.get("saved_oracle_pct"), 0),
+        return "no engine reached %d%% of the best saving (%.1f MiB) with a MiB/CPU-s to " \
+               "count%s" % (VERDICT_SHARE * 100, v["best_saved_mb"], tail)
+    text = "%s saves %.1f MiB (%s%% of the oracle) at %.1f MiB/CPU-s" % (
+        top["engine"], top["saved_mb"], fmt(top.get("saved_oracle_pct"), 0),
         top["efficiency_mb_per_cpu_s"])
     if stock is None:
-        text += "; no stock engine saved %d%% of the best saving" % (VERDICT_SHARE * 100)
+        text += "; " + stock_note(v)
     elif stock is top:
         text += ", the best stock engine itself"
-    elif v["ratio"] is None:
-        text += "; the best stock engine, %s, used no CPU" % stock["engine"]
     else:
         text += ", %.1fx the best stock engine (%s, %.1f MiB/CPU-s)" % (
             v["ratio"], stock["engine"], stock["efficiency_mb_per_cpu_s"])
-    return text
+    return text + tail
+
+
+def verdict_text(wl, v):
+    """One line: the verdict() of a workload."""
+    return "%s: %s" % (wl, verdict_body(v))
 
 
 def text_table(header, rows):
@@ -546,8 +590,13 @@ def text_table(header, rows):
     return out
 
 
+def engine_cell(r):
+    """A headline row's engine, marked when the pair failed its own checks."""
+    return r["engine"] + (" (failed)" if r.get("failed") else "")
+
+
 def headline_rows(rows):
-    return [[r["engine"]] + [fmt(r.get(k), nd) for _, k, nd in headline_cols(rows)]
+    return [[engine_cell(r)] + [fmt(r.get(k), nd) for _, k, nd in headline_cols(rows)]
             for r in rows]
 
 
@@ -703,6 +752,7 @@ class Progress:
         self.cur, self.cur_start, self.cur_lines = None, None, []
         self.done = []
         self.reps = max(r[2] for r in runs) if runs else 1
+        self.errors = 0
 
     def say(self, text):
         self.out.write(text + "\n")
@@ -724,6 +774,18 @@ class Progress:
             len(self.runs), mmss(self.left(self.clock()))))
 
     def __call__(self, line):
+        """One serial line. A line the display cannot handle is skipped: the
+        first such error's traceback is printed, and every later line is
+        still handled (vm.run stops calling a callback that raises)."""
+        try:
+            self.line(line)
+        except Exception:  # noqa: BLE001 - the display must not stop the bench's
+            self.errors += 1
+            if self.errors == 1:
+                self.say("progress: a serial line broke the progress display (%r); "
+                         "going on:\n%s" % (line, traceback.format_exc().rstrip()))
+
+    def line(self, line):
         now = self.clock()
         mk = vm.MARKER.search(line)
         marker = mk.group(0) if mk else ""

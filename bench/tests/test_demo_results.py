@@ -3,6 +3,7 @@ make results' plan and documents."""
 
 import io
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -117,6 +118,30 @@ class DemoTest(unittest.TestCase):
         self.assertIn("[2/2] static-mix, none: done in 24s: FAILED (exit status 1)", text[6])
         self.assertIn("guest: done after 0:59", text[7])
 
+    def test_progress_survives_a_bad_line(self):
+        # A line the display fails on is reported once, with its traceback,
+        # and the lines after it are still handled.
+        out = io.StringIO()
+        runs = [("static-mix", "ksm-1000", 1), ("static-mix", "none", 1)]
+        p = bench.Progress(runs, 20, [25.0, 25.0], out=out, clock=lambda: 0.0)
+        calls = []
+
+        def broken(marker):
+            calls.append(marker)
+            raise ValueError("display bug")
+        p.run_result = broken
+        for line in ("@@BOOT nodes=2 cpus=2", "@@BEGIN bench/static-mix/ksm-1000/1",
+                     "@@END bench/static-mix/ksm-1000/1 rc=0", "@@BEGIN bench/static-mix/none/1",
+                     "@@END bench/static-mix/none/1 rc=0", "@@DONE"):
+            p(line)
+        text = out.getvalue()
+        self.assertEqual(len(calls), 2)                  # called for both runs
+        self.assertEqual(text.count("Traceback"), 1)     # reported once
+        self.assertIn("ValueError: display bug", text)
+        self.assertIn("[2/2] static-mix, none: running", text)
+        self.assertIn("guest: done after", text)
+        self.assertEqual(p.errors, 2)
+
 
 class LiveLinesTest(unittest.TestCase):
     def test_vm_run_calls_on_line(self):
@@ -189,6 +214,62 @@ class VerdictTest(unittest.TestCase):
         v = bench.verdict([row("ksm-1000", None, None)])
         self.assertIsNone(v["engine"])
 
+    def test_best_saving_over_engines_but_none(self):
+        # `none` saving more (a workload's own sharing) does not raise the bar.
+        v = bench.verdict([row("none", 200, None), row("ksm-1000", 100, 10),
+                           row("distill", 100, 50)])
+        self.assertEqual(v["best_saved_mb"], 100)
+        self.assertEqual(v["engine"]["engine"], "distill")
+        self.assertAlmostEqual(v["ratio"], 5.0)
+
+    def test_stock_not_measured(self):
+        # A stock engine without figures is "not measured", not "did not save".
+        v = bench.verdict([row("ksm-1000", None, None), row("distill", 100, 30)])
+        self.assertEqual(v["engine"]["engine"], "distill")
+        self.assertIsNone(v["stock"])
+        self.assertIn("; stock engine not measured", bench.verdict_text("w", v))
+        self.assertNotIn("no stock engine saved", bench.verdict_text("w", v))
+        v = bench.verdict([row("distill", 100, 30)])
+        self.assertIn("stock engine not measured", bench.verdict_text("w", v))
+        v = bench.verdict([row("ksm-1000", 50, 90), row("distill", 100, 30)])
+        self.assertIn("no stock engine saved 99% of the best saving", bench.verdict_text("w", v))
+
+    def test_failed_pairs_left_out(self):
+        agg = lambda eff, **kw: dict({"saved_mb": {"median": 8.0}, "content_ok": {"median": 1},
+                                      "efficiency_mb_per_cpu_s": {"median": eff}},
+                                     **{k: {"median": v} for k, v in kw.items()})
+        summary = {"engines": ["ksm-1000", "a", "b", "c", "d"],
+                   "pairs": {"w": ["ksm-1000", "a", "b", "c", "d"]}, "sizes": {"w": 8},
+                   "aggregate": {"w/ksm-1000": agg(4.0, saved_agree=1),
+                                 "w/a": agg(400.0, content_ok=0),     # bytes not verified
+                                 "w/b": agg(300.0, saved_agree=0),    # pagemap disagrees
+                                 "w/c": agg(200.0),                   # a run's failure
+                                 "w/d": agg(100.0)},                  # a run's problem
+                   "failures": ["bench/w/c/2: run did not finish",
+                                "guest stopped before the end of its plan (log: x)"],
+                   "runs": [{"workload": "w", "engine": "d", "rep": 1,
+                             "problems": ["contents not verified"], "metrics": {}},
+                            {"workload": "w", "engine": "ksm-1000", "rep": 1, "problems": [],
+                             "metrics": {}}]}
+        rows = bench.headline(summary, "w")
+        self.assertEqual([r["failed"] for r in rows], [False, True, True, True, True])
+        v = bench.verdict(rows)
+        self.assertIs(v["engine"], v["stock"])
+        self.assertEqual(v["engine"]["engine"], "ksm-1000")
+        self.assertEqual(v["failed"], ["a", "b", "c", "d"])
+        self.assertIn("the best stock engine itself; left out, failed its own checks: "
+                      "a, b, c, d", bench.verdict_text("w", v))
+        text = "\n".join(bench.headline_text(summary, "w"))
+        self.assertIn("  a (failed)", text)
+        self.assertIn("  ksm-1000 ", text)
+        md = "\n".join(bench.workload_md(summary, "w"))
+        self.assertIn("| b (failed) |", md)
+        # Every engine failed: no verdict at all.
+        v = bench.verdict([dict(row("ksm-1000", 8, 4), failed=True)])
+        self.assertIsNone(v["engine"])
+        self.assertEqual(bench.verdict_text("w", v),
+                         "w: no engine to judge; failed their own checks: ksm-1000")
+
     def test_headline_of_summary(self):
         agg = lambda saved, eff: {"saved_mb": {"median": saved}, "t99_s": {"median": 2.0},
                                   "efficiency_mb_per_cpu_s": {"median": eff}}
@@ -224,12 +305,14 @@ TARGETS = """\
 # Scanner, from one bench:
 #   make bench WORKLOADS="static-mix" ENGINES="ksm-100 ksm-1000 distill" SIZE_MB=1024
 #   make bench WORKLOADS="cow-broken thp-mixed" \\
-#        ENGINES="none ksm-1000 ksm-2000 distill"
+#        ENGINES="none ksm-2000 distill" WINDOW=30
 static-mix  distill  saved_oracle_pct  >= 0.99 x ksm-100,ksm-1000
 cow-broken  distill  cow_breaks        <= 0.2 x ksm-2000
 
 # Hash (words): more
-#   make bench WORKLOADS="static-mix sparse" ENGINES="ksm-1000 page_hash" SIZE_MB=1024 WINDOW=45
+#   make bench WORKLOADS="static-mix sparse" ENGINES="ksm-1000 page_hash" SIZE_MB=1024
+#   make bench WORKLOADS="sparse" ENGINES="ksm-1000 page_hash" SIZE_MB=1024 WINDOW=45
+#   make bench-check
 static-mix  page_hash  efficiency_mb_per_cpu_s >= 1.5 x ksm-1000
 sparse      page_hash  examined_pages_per_cpu_s >= 6 x ksm-1000
 """
@@ -249,32 +332,76 @@ class ResultsTest(unittest.TestCase):
 
     def test_commands(self):
         cmds = results.read_commands(self.path)
-        self.assertEqual([c["title"] for c in cmds], ["Scanner", "Scanner", "Hash"])
+        # `make bench-check` is not a bench command.
+        self.assertEqual([c["title"] for c in cmds], ["Scanner", "Scanner", "Hash", "Hash"])
         self.assertEqual(cmds[1]["vars"], {"WORKLOADS": "cow-broken thp-mixed",
-                                           "ENGINES": "none ksm-1000 ksm-2000 distill"})
-        self.assertEqual(cmds[2]["vars"]["WINDOW"], "45")
+                                           "ENGINES": "none ksm-2000 distill", "WINDOW": "30"})
+        self.assertEqual(cmds[3]["vars"]["WINDOW"], "45")
 
     def test_plan(self):
         secs = self.sections()
-        self.assertEqual(len(secs), 3)
-        # static-mix at 1024 runs once, in the first section, with the
-        # engines of both commands its targets name; the window the longest.
+        self.assertEqual(len(secs), 4)
+        # static-mix at 1024 and 60 s runs once, in the first section, with
+        # the engines of both commands its targets name; a command without
+        # WINDOW runs at make bench's.
         self.assertEqual(secs[0]["pairs"], [("static-mix", ["ksm-100", "ksm-1000", "distill",
                                                             "page_hash"])])
-        self.assertEqual(secs[0]["window"], 60)
-        # Named engines and the stock reference; a workload no target names
-        # keeps every engine of its command.
+        self.assertEqual(secs[0]["window"], results.BENCH_WINDOW)
+        self.assertEqual(len(secs[0]["source"]), 2)
+        # Named engines and the stock reference, added where the command
+        # does not list it; a workload no target names keeps every engine of
+        # its command.
         self.assertEqual(secs[1]["pairs"], [("cow-broken", ["ksm-1000", "ksm-2000", "distill"]),
-                                            ("thp-mixed", ["none", "ksm-1000", "ksm-2000",
+                                            ("thp-mixed", ["ksm-1000", "none", "ksm-2000",
                                                            "distill"])])
-        self.assertEqual(secs[1]["window"], results.RESULTS_WINDOW_DEFAULT)
+        self.assertEqual(secs[1]["window"], 30)
         self.assertEqual(secs[2]["pairs"], [("sparse", ["ksm-1000", "page_hash"])])
-        self.assertEqual((secs[2]["window"], secs[2]["size_mb"]), (45, 1024))
+        self.assertEqual((secs[2]["window"], secs[2]["size_mb"]), (60, 1024))
+        # The same workload and size at another window is a section of its
+        # own: no section's window is changed by a later command.
+        self.assertEqual(secs[3]["pairs"], [("sparse", ["ksm-1000", "page_hash"])])
+        self.assertEqual((secs[3]["window"], secs[3]["size_mb"]), (45, 1024))
         self.assertEqual(secs[1]["runs"], 21)
         self.assertAlmostEqual(secs[1]["estimate_s"], bench.estimate_s(
             bench.plan_runs(secs[1]["pairs"], 3), secs[1]["sizes"], 30))
         self.assertIn("--workload-engines sparse=ksm-1000,page_hash --size-mb 1024 "
-                      "--repeat 3 --window 45", results.command_text(secs[2]))
+                      "--repeat 3 --window 45", results.command_text(secs[3]))
+
+    def test_bench_window_is_makes(self):
+        # A command without WINDOW runs at make bench's WINDOW.
+        with open(os.path.join(bench.TOP, "Makefile")) as f:
+            m = re.search(r"(?m)^WINDOW \?= (\d+)$", f.read())
+        self.assertEqual(int(m.group(1)), results.BENCH_WINDOW)
+
+    def plan_of(self, text):
+        path = conf(text)
+        try:
+            return results.plan(results.read_commands(path), check.read_targets(path),
+                                self.engines, 3)
+        finally:
+            os.unlink(path)
+
+    def test_refused_plans(self):
+        cmd = '#   make bench WORKLOADS="static-mix" ENGINES="ksm-1000 distill"\n'
+        for text in (
+                # A target's engine no command runs on its workload.
+                cmd + "static-mix page_hash saved_oracle_pct >= 99\n",
+                # An engine of an ENGINE2 list no command runs.
+                cmd + "static-mix distill saved_oracle_pct >= 0.99 x ksm-1000,ksm-2000\n",
+                cmd + "static-mix distill t99_s <= -1 + ksm-2000\n",
+                # A target of a workload no command names.
+                cmd + "sparse ksm-1000 content_ok >= 1\n",
+                # Unknown variables, REPEAT, an empty engine list, a bad window.
+                '#   make bench WORKLOADS="static-mix" ENGINES="ksm-1000" WINDWO=30\n',
+                '#   make bench WORKLOADS="static-mix" ENGINES="ksm-1000" REPEAT=1\n',
+                '#   make bench WORKLOADS="static-mix" ENGINES=" "\n',
+                '#   make bench WORKLOADS="static-mix" ENGINES="ksm-1000" WINDOW=2\n'):
+            with self.subTest(text=text):
+                with self.assertRaises(SystemExit):
+                    self.plan_of(text)
+        # The same with the engines run is a plan.
+        secs = self.plan_of(cmd + "static-mix distill saved_oracle_pct >= 0.99 x ksm-1000\n")
+        self.assertEqual(secs[0]["pairs"], [("static-mix", ["ksm-1000", "distill"])])
 
     def test_bad_commands(self):
         for bad in ('#   make bench WORKLOADS="static-mix" ENGINES="nope"\n',
@@ -295,10 +422,22 @@ class ResultsTest(unittest.TestCase):
         secs = results.plan(results.read_commands(path), check.read_targets(path), self.engines, 3)
         total = results.print_plan(secs, results.RESULTS_BUDGET_MIN * 60, out=io.StringIO())
         self.assertLessEqual(total, results.RESULTS_BUDGET_MIN * 60)
-        # Every target's workload and engines are run.
+        # Every target's workload and engines, ENGINE2 lists included, are run.
         ran = {(wl, e) for s in secs for wl, engs in s["pairs"] for e in engs}
         for t in check.read_targets(path):
             self.assertIn((t["wl"], t["eng"]), ran)
+            for e in (t["ref"] or "").split(",") if t["ref"] else ():
+                self.assertIn((t["wl"], e), ran)
+        # Every workload runs under the stock reference, and every section
+        # at the window its commands write (make bench's when they write none).
+        for s in secs:
+            for wl, engs in s["pairs"]:
+                self.assertIn(results.RESULTS_STOCK, engs)
+        by_line = {c["text"]: c for c in results.read_commands(path)}
+        for s in secs:
+            for text in s["source"]:
+                self.assertEqual(s["window"], int(by_line[text]["vars"].get(
+                    "WINDOW", results.BENCH_WINDOW)))
 
     def summary(self, sec):
         agg = {}
@@ -315,7 +454,7 @@ class ResultsTest(unittest.TestCase):
 
     def test_documents(self):
         secs = self.sections()
-        summs = [self.summary(s) for s in secs[:2]] + [None]
+        summs = [self.summary(s) for s in secs[:2]] + [None, None]
         doc = results.results_doc(secs, summs, check.read_targets(self.path), 3,
                                   baseline="## The stock KSM baseline\n\nold\n")
         self.assertTrue(doc.startswith("<!-- generated by bench/results.py"))
@@ -324,6 +463,8 @@ class ResultsTest(unittest.TestCase):
         self.assertIn("Not run: the bench wrote no summary.", doc)
         self.assertIn("2 PASS, 1 FAIL, 1 MISSING", doc)
         self.assertIn("| static-mix (1024) | ksm-1000, 20.0 | page_hash, 40.0 | 100 | 2.0x |", doc)
+        # One headline row a planned workload, run or not.
+        self.assertEqual(doc.count("| sparse (1024) | - | not run | - | - |"), 2)
         self.assertIn("%s\n## The stock KSM baseline\n\nold\n%s\n" % (
             bench.BASELINE_BEGIN, bench.BASELINE_END), doc)
         readme = "# R\n\n%s\nold\n%s\ntail\n" % (results.BEGIN, results.END)
@@ -332,6 +473,32 @@ class ResultsTest(unittest.TestCase):
         self.assertIn("Generated by `make results` (REPEAT=3; QEMU TCG;", new)
         self.assertIn("| cow-broken (64) |", new)
         self.assertTrue(new.endswith("%s\ntail\n" % results.END))
+
+    def test_headline_rows_without_verdict(self):
+        secs = self.sections()
+        summs = [self.summary(s) for s in secs]
+        agg = summs[1]["aggregate"]
+        for e in ("ksm-1000", "ksm-2000", "distill"):
+            agg["cow-broken/%s" % e]["efficiency_mb_per_cpu_s"] = {"median": None}
+        for e in ("ksm-1000", "ksm-2000"):     # stock engines not measured on thp-mixed
+            agg["thp-mixed/%s" % e] = {}
+        table = "\n".join(results.headline_table(secs, summs))
+        self.assertIn("| cow-broken (64) | - | no engine reached 99% of the best saving "
+                      "(100.0 MiB) with a MiB/CPU-s to count | - | - |", table)
+        self.assertIn("| thp-mixed (128) | stock engine not measured | distill, 40.0 | 100 | - |",
+                      table)
+        self.assertEqual(len(results.headline_table(secs, summs)), 2 + 5)
+
+    def test_stale(self):
+        sec = self.sections()[1]
+        summ = self.summary(sec)
+        summ.update(window_s=30, repeat=3)
+        self.assertIsNone(results.stale(summ, sec))
+        for k, v in (("window_s", 60), ("repeat", 1), ("sizes", {"cow-broken": 128,
+                                                                 "thp-mixed": 128}),
+                     ("pairs", {"cow-broken": ["ksm-1000"]})):
+            with self.subTest(k=k):
+                self.assertEqual(results.stale(dict(summ, **{k: v}), sec), k)
 
     def test_old_baseline(self):
         path = conf("<!-- generated by bench/bench.py --publish; do not edit -->\n"
