@@ -14,9 +14,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 H = os.path.join(TOP, "harness")
 
 
-def session_procs(sid):
-    """The processes of session sid still running (zombies left out), each
-    as "pid command"."""
+def procs_of_sid(sid):
+    """The processes still running (zombies left out) whose setsid() id is
+    sid, each as "pid command"."""
     left = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -36,7 +36,7 @@ class ProgressTest(unittest.TestCase):
     LINE = re.compile(r"^\[bash\] building x: 0m0(\d)s elapsed, (\d+) objects compiled$")
 
     def run_progress(self, body, *, sig=None, to_group=True, after=1.5, pre="", env_extra=None):
-        """Run with_progress over body (bash) in a session of its own, the
+        """Run with_progress over body (bash) under a setsid() of its own, the
         printer ticking every second, after the shell code pre; return (rc,
         stdout, stderr lines, sid). self.traps: the shell's EXIT trap once
         with_progress returned."""
@@ -81,10 +81,10 @@ class ProgressTest(unittest.TestCase):
         return left
 
     def wait_gone(self, sid, keep=()):
-        """The session's processes other than those named in keep, once
+        """The processes under sid other than those named in keep, once
         every one of them is gone or after 3 s."""
         for _ in range(30):
-            left = [l for l in session_procs(sid) if not any(k in l for k in keep)]
+            left = [l for l in procs_of_sid(sid) if not any(k in l for k in keep)]
             if not left:
                 return left
             time.sleep(0.1)
@@ -128,7 +128,7 @@ class ProgressTest(unittest.TestCase):
         rc, out, err, sid = self.run_progress("exec >/dev/null 2>&1; sleep 30",
                                               sig=signal.SIGKILL, to_group=False)
         left = self.wait_gone(sid, keep=("sleep 30",))
-        for line in session_procs(sid):
+        for line in procs_of_sid(sid):
             os.kill(int(line.split()[0]), signal.SIGKILL)
         self.assertEqual(left, [])
         self.assertEqual(self.marks(), [], "the printer removes the mark file as it ends")
