@@ -326,6 +326,7 @@ static const char *const v_gov[] = { "full", "medium", "low", "quiet", NULL };
 static const char *const v_place[] = { "scan-order", "fair", "priority", NULL };
 static const char *const v_hash[] = { "checksum", "adaptive", NULL };
 static const char *const v_domains[] = { "none", "user", "cgroup", NULL };
+static const char *const v_thp[] = { "always", "never", "cold", "selective", NULL };
 static const char *const bad_num[] = {
 	"-1", "abc", "99999999999999999999999", "1x", NULL,
 };
@@ -359,6 +360,14 @@ static struct knob knobs[] = {
 	{ "tree_shards", NULL, 1, 16, bad_num, true },
 	{ "page_hash/mode", v_hash, 0, 0, bad_name, true },
 	{ "merge_domains/mode", v_domains, 0, 0, bad_name, true },
+	{ "thp_split/mode", v_thp, 0, 0, bad_name },
+	{ "thp_split/check_interval_ms", NULL, 100, 3000, bad_num },
+	{ "thp_split/cold_threshold", NULL, 0, 4, bad_num },
+	{ "thp_split/hot_threshold", NULL, 0, 4, bad_num },
+	{ "thp_split/repetition_permille", NULL, 0, 1000, bad_num },
+	{ "thp_split/pressure", v_bool, 0, 0, bad_bool },
+	{ "thp_split/pressure_low_pct", NULL, 0, 100, bad_num },
+	{ "thp_split/pressure_high_pct", NULL, 0, 100, bad_num },
 };
 
 /* xorshift, from the seed: the storm's every choice. */

@@ -48,6 +48,20 @@ static const struct {
 	{ "merge_domains/mode", "tenant" },
 	{ "merge_domains/mode", "user cgroup" },
 	{ "merge_domains/mode", "1" },
+	{ "thp_split/mode", "sometimes" },
+	{ "thp_split/mode", "cold selective" },
+	{ "thp_split/check_interval_ms", "99" },
+	{ "thp_split/check_interval_ms", "600001" },
+	{ "thp_split/cold_threshold", "5" },
+	/* Above hot_threshold (3), below cold_threshold (1): out of order. */
+	{ "thp_split/cold_threshold", "4" },
+	{ "thp_split/hot_threshold", "0" },
+	{ "thp_split/repetition_permille", "1001" },
+	{ "thp_split/pressure", "2" },
+	/* At or above pressure_high_pct (90), at or below the low one (80). */
+	{ "thp_split/pressure_low_pct", "90" },
+	{ "thp_split/pressure_high_pct", "80" },
+	{ "thp_split/pressure_high_pct", "101" },
 };
 
 int main(void)
